@@ -1,0 +1,406 @@
+"""``PigeonClient``: the six operations of the messaging service, async, typed, retried where safe.
+
+Usage::
+
+    async with PigeonClient("http://127.0.0.1:8025", token) as client:
+        for inbox in await client.inboxes.list():
+            ...
+        async for message in client.messages.iter(thread_id):
+            ...
+
+Rules kept here:
+
+- ``Authorization: Bearer`` goes on every request as a header; the token is never in a URL, a log line, a repr
+  or an error message.
+- Retries: GET requests on connection errors, timeouts, 408, 429, 502, 503 and 504, with jittered exponential
+  backoff and ``Retry-After`` honoured up to ``retry_after_cap`` seconds (a longer wait is not slept through: the
+  error is raised with ``retry_after`` set). POST and PATCH are retried only when the connection was never
+  made (the request cannot have reached the service); never after.
+- Redirects are not followed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
+
+from pigeon.api.errors import (
+    ConnectionFailed,
+    FieldError,
+    InvalidInput,
+    MalformedResponse,
+    PigeonError,
+    Timeout,
+    parse_retry_after,
+    redact,
+    status_error,
+)
+from pigeon.api.pagination import DEFAULT_MAX_PAGES, Page, walk_pages
+from pigeon.models import (
+    PAGE_SIZE_DEFAULT,
+    Contact,
+    CreateInbox,
+    CreateWebhook,
+    Inbox,
+    ListInboxesResponse,
+    ListMessagesQuery,
+    ListMessagesResponse,
+    ListThreadsResponse,
+    Message,
+    RequestBody,
+    Thread,
+    UpdateContact,
+    UUIDText,
+    WebhookSubscription,
+)
+
+log = logging.getLogger("pigeon.api")
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+DEFAULT_MAX_RETRIES = 2
+RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
+USER_AGENT = "pigeon"
+
+M = TypeVar("M", bound=BaseModel)
+B = TypeVar("B", bound=RequestBody)
+Sleep = Callable[[float], Awaitable[None]]
+
+_UUID_ADAPTER: TypeAdapter[str] = TypeAdapter(UUIDText)
+
+
+def invalid_input(exc: ValidationError, what: str) -> InvalidInput:
+    """Turn a pydantic validation error of a request into :class:`InvalidInput` with field errors."""
+    errors = [
+        FieldError(".".join(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, "))
+        for err in exc.errors()
+    ]
+    summary = "; ".join(str(e) for e in errors[:3]) + (" …" if len(errors) > 3 else "")
+    return InvalidInput(f"Invalid {what}: {summary}", errors)
+
+
+def _check_base_url(base_url: str) -> str:
+    url = httpx.URL(base_url.strip())
+    if url.scheme not in {"http", "https"} or not url.host:
+        raise InvalidInput(
+            f"Invalid base URL {base_url!r}: it must start with http:// or https:// and name a host",
+            [FieldError("base_url", "must be an http(s) URL")],
+        )
+    if url.userinfo:
+        raise InvalidInput(
+            "Invalid base URL: credentials do not belong in the URL; the token is sent as a header",
+            [FieldError("base_url", "must not contain credentials")],
+        )
+    return str(url).rstrip("/")
+
+
+def _uuid(value: str, name: str) -> str:
+    try:
+        return _UUID_ADAPTER.validate_python(value)
+    except ValidationError:
+        raise InvalidInput(f"Invalid {name} {value!r}: must be a UUID", [FieldError(name, "must be a UUID")]) from None
+
+
+class BearerAuth(httpx.Auth):
+    """Adds ``Authorization: Bearer`` to each request; the token is held as a ``SecretStr`` so that no repr,
+    ``vars()`` or traceback with locals shows it."""
+
+    def __init__(self, token: str) -> None:
+        self._token = SecretStr(token)
+
+    def __repr__(self) -> str:
+        return "BearerAuth(token=**********)"
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._token.get_secret_value())
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = "Bearer " + self._token.get_secret_value()
+        yield request
+
+
+class PigeonClient:
+    """Async client of the messaging service.
+
+    ``http_client`` may be injected (tests pass one with ``httpx.ASGITransport`` or ``MockTransport``); the
+    client then does not close it. ``sleep`` is injectable so tests of retries need not wait.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        http_client: httpx.AsyncClient | None = None,
+        max_pages: int = DEFAULT_MAX_PAGES,
+        retry_after_cap: float = 30.0,
+        backoff_initial: float = 0.5,
+        backoff_max: float = 8.0,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.base_url = _check_base_url(base_url)
+        self._auth = BearerAuth(token)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.max_retries = max(0, max_retries)
+        self.max_pages = max_pages
+        self.retry_after_cap = retry_after_cap
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+
+        self.inboxes = Inboxes(self)
+        self.threads = Threads(self)
+        self.messages = Messages(self)
+        self.contacts = Contacts(self)
+        self.webhooks = Webhooks(self)
+
+    def __repr__(self) -> str:
+        return f"PigeonClient(base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> PigeonClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # --- transport -----------------------------------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        ceiling = min(self.backoff_max, self.backoff_initial * (2**attempt))
+        return ceiling * (1 - 0.25 * random.random())  # noqa: S311  (jitter, not cryptography)
+
+    def _retry_delay(self, attempt: int, response: httpx.Response) -> float | None:
+        """How long to wait before retrying ``response``; ``None`` when it must not be retried."""
+        if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+            return None
+        asked = parse_retry_after(response.headers.get("retry-after"))
+        if asked is None:
+            return self._backoff(attempt)
+        if asked > self.retry_after_cap:
+            return None
+        return asked
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> httpx.Response:
+        """Send one request (retrying where safe) and return its success response, or raise a typed error."""
+        url = self.base_url + path
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            try:
+                response = await self._http.request(
+                    method,
+                    url,
+                    params=params,
+                    json=body,
+                    headers=headers,
+                    auth=self._auth,
+                    timeout=self.timeout,
+                    follow_redirects=False,
+                )
+            except httpx.TransportError as exc:
+                error, never_sent = self._transport_error(exc, method, path)
+                log.debug("%s %s -> %s (attempt %d)", method, path, type(exc).__name__, attempt + 1)
+                if (method == "GET" or never_sent) and attempt < self.max_retries:
+                    await self._sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                raise error from None
+            elapsed = (time.monotonic() - started) * 1000
+            log.debug("%s %s -> %d (%.0f ms)", method, path, response.status_code, elapsed)
+            if response.is_success:
+                return response
+            delay = self._retry_delay(attempt, response) if method == "GET" else None
+            if delay is not None:
+                await response.aclose()
+                await self._sleep(delay)
+                attempt += 1
+                continue
+            raise status_error(response, method=method, path=path, redact=self._auth.redact)
+
+    def _transport_error(self, exc: httpx.TransportError, method: str, path: str) -> tuple[PigeonError, bool]:
+        """The typed error for a transport failure, and whether the request certainly never left."""
+        never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+        where = f"{method} {path}"
+        if isinstance(exc, httpx.TimeoutException):
+            kind = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
+            message = f"{where} timed out {kind} to {self.base_url}; is the service up?"
+            return Timeout(message), never_sent
+        detail = self._auth.redact(str(exc)).strip() or type(exc).__name__
+        message = f"{where} could not reach {self.base_url}: {detail}"
+        if never_sent:
+            message += " (is the service running, and is the address right?)"
+        return ConnectionFailed(message), never_sent
+
+    async def request_model(
+        self,
+        method: str,
+        path: str,
+        model: type[M],
+        *,
+        params: list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> M:
+        """Send a request and parse its success body as ``model``; a body of the wrong shape is an error."""
+        response = await self.request(method, path, params=params, body=body)
+        where = f"{method} {path}"
+        try:
+            data = response.json()
+        except ValueError:
+            raise MalformedResponse(
+                f"{where}: the service answered {response.status_code} but the body is not JSON"
+            ) from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            at = ".".join(str(p) for p in first["loc"]) or "body"
+            raise MalformedResponse(
+                f"{where}: the answer is not a valid {model.__name__} ({at}: {first['msg']})"
+            ) from None
+
+
+def _build(model: type[B], body: B | None, fields: dict[str, Any], what: str) -> B:
+    """A request body from a ready model or from keyword fields; field problems become :class:`InvalidInput`."""
+    if body is not None:
+        if fields:
+            raise TypeError("pass either a body model or keyword fields, not both")
+        return body
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise invalid_input(exc, what) from None
+
+
+class _Resource:
+    def __init__(self, client: PigeonClient) -> None:
+        self._client = client
+
+
+class Inboxes(_Resource):
+    """``/v1/inboxes``"""
+
+    def iter_pages(self) -> AsyncIterator[Page[Inbox]]:
+        async def fetch(token: str | None) -> Page[Inbox]:
+            params = [("page_token", token)] if token else None
+            answer = await self._client.request_model("GET", "/v1/inboxes", ListInboxesResponse, params=params)
+            return Page(answer.inboxes, answer.next_page_token or None)
+
+        return walk_pages(fetch, what="inboxes", max_pages=self._client.max_pages)
+
+    async def list(self) -> list[Inbox]:
+        """Every inbox of the account (following ``next_page_token`` if the service pages the list)."""
+        return [inbox async for page in self.iter_pages() for inbox in page.items]
+
+    async def create(self, body: CreateInbox | None = None, **fields: Any) -> Inbox:
+        """Create an inbox: ``create(email="me@example.com")`` or ``create(CreateInbox(...))``."""
+        request = _build(CreateInbox, body, fields, "inbox")
+        return await self._client.request_model("POST", "/v1/inboxes", Inbox, body=request.to_wire())
+
+
+class Threads(_Resource):
+    """``/v1/threads``"""
+
+    def iter_pages(self) -> AsyncIterator[Page[Thread]]:
+        async def fetch(token: str | None) -> Page[Thread]:
+            params = [("page_token", token)] if token else None
+            answer = await self._client.request_model("GET", "/v1/threads", ListThreadsResponse, params=params)
+            return Page(answer.threads, answer.next_page_token or None)
+
+        return walk_pages(fetch, what="threads", max_pages=self._client.max_pages)
+
+    async def list(self) -> list[Thread]:
+        """Every thread of the account (following ``next_page_token`` if the service pages the list)."""
+        return [thread async for page in self.iter_pages() for thread in page.items]
+
+
+class Messages(_Resource):
+    """``/v1/messages``"""
+
+    def _query(self, **fields: Any) -> ListMessagesQuery:
+        try:
+            return ListMessagesQuery(**{k: v for k, v in fields.items() if v is not None})
+        except ValidationError as exc:
+            raise invalid_input(exc, "message list request") from None
+
+    async def list(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+        page_token: str | None = None,
+    ) -> Page[Message]:
+        """One page of the messages of a thread."""
+        query = self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size, page_token=page_token)
+        answer = await self._client.request_model("GET", "/v1/messages", ListMessagesResponse, params=query.to_params())
+        return Page(answer.messages, answer.next_page_token or None)
+
+    def iter_pages(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+        page_token: str | None = None,
+    ) -> AsyncIterator[Page[Message]]:
+        """Every page of the messages of a thread, from ``page_token`` (or the start) to the end."""
+        self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size)  # fail before any I/O
+
+        async def fetch(token: str | None) -> Page[Message]:
+            return await self.list(thread_id, message_ids=message_ids, page_size=page_size, page_token=token)
+
+        return walk_pages(fetch, what="messages", max_pages=self._client.max_pages, first_token=page_token)
+
+    async def iter(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+    ) -> AsyncIterator[Message]:
+        """Every message of a thread, across all pages."""
+        async for page in self.iter_pages(thread_id, message_ids=message_ids, page_size=page_size):
+            for message in page.items:
+                yield message
+
+
+class Contacts(_Resource):
+    """``/v1/contacts``"""
+
+    async def update(self, contact_id: str, body: UpdateContact | None = None, **fields: Any) -> Contact:
+        """``PATCH`` a contact with only the fields given: ``update(id, first_name="Ada")``."""
+        request = _build(UpdateContact, body, fields, "contact update")
+        path = "/v1/contacts/" + quote(_uuid(contact_id, "contact_id"), safe="")
+        return await self._client.request_model("PATCH", path, Contact, body=request.to_wire())
+
+
+class Webhooks(_Resource):
+    """``/v1/webhooks``"""
+
+    async def create(self, body: CreateWebhook | None = None, **fields: Any) -> WebhookSubscription:
+        """Subscribe ``url`` to ``events``; the answer carries the signing ``secret`` (shown only now)."""
+        request = _build(CreateWebhook, body, fields, "webhook")
+        return await self._client.request_model("POST", "/v1/webhooks", WebhookSubscription, body=request.to_wire())

@@ -1,0 +1,446 @@
+"""The ``pigeon`` command.
+
+Exit codes: 0 ok, 1 the service or the network failed, 2 a usage or local setup problem (bad arguments, bad
+configuration, not logged in, no keyring). Errors are one clean line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, NoReturn, TextIO
+
+from pigeon import __version__, credentials
+from pigeon.api import InvalidInput, PigeonClient, PigeonError
+from pigeon.config import Config, ConfigError, load_config, save_profile
+from pigeon.models import (
+    PAGE_SIZE_DEFAULT,
+    EmailType,
+    EventKind,
+    Inbox,
+    Message,
+    PhoneType,
+    Resource,
+    SocialProfileType,
+    Thread,
+    WebhookSubscription,
+)
+from pigeon.sanitize import clean_line
+
+EXIT_OK = 0
+EXIT_SERVICE = 1
+EXIT_USAGE = 2
+CELL_LIMIT = 60
+
+
+class UsageError(Exception):
+    """A problem the user can fix by calling differently or setting things up (exit code 2)."""
+
+
+# --- output --------------------------------------------------------------------------------------------------
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain, aligned text table; every cell is cleaned of control characters and kept to one line."""
+    cells = [[clean_line(c, limit=CELL_LIMIT) for c in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def _print_json(data: Any, out: TextIO) -> None:
+    # ensure_ascii keeps hostile text (C1 controls, bidi overrides) escaped when a script prints it to a terminal.
+    out.write(json.dumps(data, indent=2, ensure_ascii=True) + "\n")
+
+
+def _wire(items: Sequence[Resource]) -> list[dict[str, Any]]:
+    return [item.to_wire() for item in items]
+
+
+def _when(value: Any) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else ""
+
+
+def _enum(value: Any) -> str:
+    return str(value.value if hasattr(value, "value") else value or "")
+
+
+def _sender(message: Message) -> str:
+    sender = message.sender
+    if sender is None:
+        return ""
+    if sender.contact is not None and sender.contact.name:
+        return sender.contact.name
+    return sender.raw_address or sender.contact_id or ""
+
+
+# --- plumbing ------------------------------------------------------------------------------------------------
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(profile=getattr(args, "profile", None), base_url=getattr(args, "base_url", None))
+
+
+def _client(config: Config) -> PigeonClient:
+    token, _ = credentials.resolve_token(config.profile)
+    if not token:
+        raise UsageError(
+            f"Not logged in (profile {config.profile!r}): run `pigeon login`, or set PIGEON_TOKEN for scripts."
+        )
+    return PigeonClient(config.base_url, token)
+
+
+def _run(args: argparse.Namespace, call: Callable[[PigeonClient], Awaitable[Any]]) -> Any:
+    """Run one async call with a client built from the configuration, and close the client after."""
+    client = _client(_config(args))
+
+    async def go() -> Any:
+        async with client:
+            return await call(client)
+
+    return asyncio.run(go())
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f'{what} must be a JSON object, like \'{{"team": "ops"}}\'')
+    return value
+
+
+def _typed_value(text: str, enum: type[Any], prefix: str, what: str) -> dict[str, str]:
+    """``TYPE:VALUE`` with TYPE a short name (``work``) or the full enum value (``EMAIL_TYPE_WORK``)."""
+    kind, sep, value = text.partition(":")
+    if not sep or not value:
+        short = ", ".join(m.name.lower() for m in enum)
+        raise UsageError(f"--{what} takes TYPE:VALUE, with TYPE one of {short}; got {text!r}")
+    key = kind.strip().upper()
+    names = {m.name: m.value for m in enum} | {m.value: m.value for m in enum}
+    if key not in names and f"{prefix}{key}" not in names:
+        short = ", ".join(m.name.lower() for m in enum)
+        raise UsageError(f"--{what}: unknown type {kind!r}; use one of {short}")
+    return {"type": names.get(key) or names[f"{prefix}{key}"], "value": value.strip()}
+
+
+# --- commands ------------------------------------------------------------------------------------------------
+
+
+def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
+    config = _config(args)
+    base_url = args.base_url or config.base_url
+    if not args.base_url and sys.stdin.isatty():
+        answer = input(f"Service URL [{base_url}]: ").strip()
+        base_url = answer or base_url
+    if args.token_stdin:
+        token = sys.stdin.readline().strip()
+    else:
+        try:
+            token = getpass.getpass("Token (input hidden): ").strip()
+        except EOFError:
+            token = ""
+    if not token:
+        raise UsageError("No token given; nothing was stored.")
+    credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
+
+    async def verify() -> list[Inbox]:
+        async with PigeonClient(base_url, token) as client:
+            return await client.inboxes.list()
+
+    inboxes = asyncio.run(verify())
+    credentials.store_token(config.profile, token)
+    save_profile(config.profile, base_url=base_url, path=config.path)
+    out.write(
+        f"Logged in to {base_url} as profile {config.profile!r}: {len(inboxes)} inbox(es). "
+        f"Token stored in the keyring ({credentials.backend_name()}).\n"
+    )
+    if credentials.env_token():
+        out.write("Note: PIGEON_TOKEN is set in this environment and overrides the stored token.\n")
+    return EXIT_OK
+
+
+def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
+    config = _config(args)
+    removed = credentials.delete_token(config.profile)
+    out.write(
+        f"Removed the token of profile {config.profile!r} from the keyring.\n"
+        if removed
+        else f"No token was stored for profile {config.profile!r}.\n"
+    )
+    if credentials.env_token():
+        out.write("Note: PIGEON_TOKEN is still set in this environment.\n")
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    config = _config(args)
+    keyring_problem = ""
+    try:
+        _, source = credentials.resolve_token(config.profile)
+    except credentials.CredentialsError as exc:
+        source, keyring_problem = credentials.TokenSource.NONE, str(exc)
+    status = {
+        "profile": config.profile,
+        "base_url": config.base_url,
+        "base_url_from": config.base_url_source,
+        "config_file": str(config.path),
+        "config_file_exists": config.path.exists(),
+        "token_from": source.value,
+        "keyring_backend": credentials.backend_name(),
+    }
+    if args.json:
+        _print_json(status, out)
+        return EXIT_OK
+    token_line = {
+        credentials.TokenSource.ENVIRONMENT: "from the PIGEON_TOKEN environment variable",
+        credentials.TokenSource.KEYRING: f"in the keyring ({status['keyring_backend']})",
+        credentials.TokenSource.NONE: "not set: run `pigeon login`",
+    }[source]
+    out.write(
+        f"Profile:   {config.profile}\n"
+        f"Service:   {config.base_url}  ({config.base_url_source})\n"
+        f"Config:    {config.path}{'' if config.path.exists() else '  (not created yet)'}\n"
+        f"Token:     {token_line}\n"
+    )
+    if keyring_problem:
+        out.write(f"Keyring:   {keyring_problem}\n")
+    return EXIT_OK
+
+
+def cmd_inboxes_list(args: argparse.Namespace, out: TextIO) -> int:
+    inboxes: list[Inbox] = _run(args, lambda c: c.inboxes.list())
+    if args.json:
+        _print_json({"inboxes": _wire(inboxes)}, out)
+    else:
+        rows = [(i.email, i.display_name or "", _enum(i.status), i.id) for i in inboxes]
+        out.write(_table(("EMAIL", "NAME", "STATUS", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_inboxes_create(args: argparse.Namespace, out: TextIO) -> int:
+    fields: dict[str, Any] = {"type": args.type}
+    if args.email:
+        fields["email"] = args.email
+    if args.display_name:
+        fields["display_name"] = args.display_name
+    if args.metadata is not None:
+        fields["metadata"] = _json_object(args.metadata, "--metadata")
+    inbox: Inbox = _run(args, lambda c: c.inboxes.create(**fields))
+    if args.json:
+        _print_json(inbox.to_wire(), out)
+    else:
+        out.write(f"Created inbox {clean_line(inbox.email)} ({_enum(inbox.status)}), id {inbox.id}\n")
+    return EXIT_OK
+
+
+def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
+    threads: list[Thread] = _run(args, lambda c: c.threads.list())
+    if args.json:
+        _print_json({"threads": _wire(threads)}, out)
+    else:
+        rows = [(_when(t.last_message_at), t.message_count or 0, t.subject or "", t.id) for t in threads]
+        out.write(_table(("LAST MESSAGE", "MSGS", "SUBJECT", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
+    async def fetch(client: PigeonClient) -> tuple[list[Message], str | None]:
+        kwargs = {"message_ids": args.message_id or None, "page_size": args.page_size}
+        if args.all:
+            return [m async for m in client.messages.iter(args.thread, **kwargs)], None
+        page = await client.messages.list(args.thread, page_token=args.page_token, **kwargs)
+        return page.items, page.next_page_token
+
+    messages, next_token = _run(args, fetch)
+    if args.json:
+        data: dict[str, Any] = {"messages": _wire(messages)}
+        if not args.all:
+            data["next_page_token"] = next_token
+        _print_json(data, out)
+        return EXIT_OK
+    rows = [(_when(m.created_at), _sender(m), m.subject or "", len(m.content_blocks), m.id) for m in messages]
+    out.write(_table(("DATE", "FROM", "SUBJECT", "BLOCKS", "ID"), rows) + "\n")
+    if next_token:
+        out.write(f"More messages: --page-token {clean_line(next_token)}  (or --all)\n")
+    return EXIT_OK
+
+
+def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
+    fields: dict[str, Any] = {}
+    if args.first_name is not None:
+        fields["first_name"] = args.first_name
+    if args.last_name is not None:
+        fields["last_name"] = args.last_name
+    if args.email is not None:
+        values = [_typed_value(v, EmailType, "EMAIL_TYPE_", "email") for v in args.email]
+        fields["emails"] = [{"type": v["type"], "email": v["value"]} for v in values]
+    if args.phone is not None:
+        values = [_typed_value(v, PhoneType, "PHONE_TYPE_", "phone") for v in args.phone]
+        fields["phones"] = [{"type": v["type"], "phone": v["value"]} for v in values]
+    if args.social is not None:
+        values = [_typed_value(v, SocialProfileType, "SOCIAL_PROFILE_TYPE_", "social") for v in args.social]
+        fields["social_profiles"] = [{"type": v["type"], "username": v["value"]} for v in values]
+    if args.metadata is not None:
+        fields["metadata"] = _json_object(args.metadata, "--metadata")
+    if not fields:
+        raise UsageError("Nothing to update: give at least one of --first-name, --last-name, --email, ...")
+    contact = _run(args, lambda c: c.contacts.update(args.contact_id, **fields))
+    if args.json:
+        _print_json(contact.to_wire(), out)
+    else:
+        out.write(f"Updated contact {clean_line(contact.name) or contact.id}\n")
+    return EXIT_OK
+
+
+def cmd_webhooks_create(args: argparse.Namespace, out: TextIO) -> int:
+    events = [e if e.startswith("message.") else f"message.{e}" for e in args.event]
+    fields: dict[str, Any] = {"url": args.url, "events": events}
+    if args.description:
+        fields["description"] = args.description
+    if args.metadata is not None:
+        fields["metadata"] = _json_object(args.metadata, "--metadata")
+    webhook: WebhookSubscription = _run(args, lambda c: c.webhooks.create(**fields))
+    if args.json:
+        _print_json(webhook.to_wire(), out)
+        return EXIT_OK
+    out.write(f"Created webhook {webhook.id} ({_enum(webhook.status)}) for {clean_line(webhook.url)}\n")
+    out.write(f"Events: {', '.join(_enum(e) for e in webhook.events)}\n")
+    if webhook.secret:
+        out.write(f"Signing secret (shown only now, keep it safe): {clean_line(webhook.secret)}\n")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    raise UsageError("`pigeon demo` is not there yet: it arrives with the reference service.")
+
+
+# --- parser --------------------------------------------------------------------------------------------------
+
+
+def _common() -> argparse.ArgumentParser:
+    """Options every command takes, before or after the command name."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default=argparse.SUPPRESS, help="profile to use (default: from config)")
+    common.add_argument("--base-url", default=argparse.SUPPRESS, help="service address, overriding the profile's")
+    return common
+
+
+def _json_flag() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--json", action="store_true", help="print JSON for scripts")
+    return parent
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"pigeon: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common, as_json = _common(), _json_flag()
+    parser = _Parser(
+        prog="pigeon",
+        description="Pigeon: a keyboard-driven terminal mail client.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"pigeon {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(sub: Any, name: str, func: Callable[..., int], help_text: str, *parents: Any) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, help=help_text, description=help_text, parents=[common, *parents])
+        command.set_defaults(func=func)
+        return command
+
+    add(commands, "demo", cmd_demo, "open Pigeon on generated demo mail (no account needed)")
+    login = add(commands, "login", cmd_login, "verify a token and keep it in the OS keyring")
+    login.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    add(commands, "logout", cmd_logout, "remove the stored token")
+    add(commands, "status", cmd_status, "show the profile, service and where the token comes from", as_json)
+
+    inboxes = commands.add_parser("inboxes", help="list or create inboxes").add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    add(inboxes, "list", cmd_inboxes_list, "list inboxes", as_json)
+    create = add(inboxes, "create", cmd_inboxes_create, "create an inbox", as_json)
+    create.add_argument("--email", help="address of the inbox")
+    create.add_argument("--display-name", help="display name (at most 100 characters)")
+    create.add_argument("--type", default="EMAIL_INBOX", choices=["EMAIL_INBOX"], help="inbox type")
+    create.add_argument("--metadata", metavar="JSON", help="a JSON object")
+
+    threads = commands.add_parser("threads", help="list threads").add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    add(threads, "list", cmd_threads_list, "list threads", as_json)
+
+    messages = commands.add_parser("messages", help="list the messages of a thread").add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    listing = add(messages, "list", cmd_messages_list, "list the messages of a thread", as_json)
+    listing.add_argument("--thread", required=True, metavar="ID", help="thread id")
+    listing.add_argument("--all", action="store_true", help="follow page tokens to the end")
+    listing.add_argument("--page-size", type=int, default=PAGE_SIZE_DEFAULT, help="1 to 100 (default 20)")
+    listing.add_argument("--page-token", help="token from a previous page")
+    listing.add_argument("--message-id", action="append", metavar="ID", help="only these messages (repeatable)")
+
+    contacts = commands.add_parser("contacts", help="update contacts").add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    update = add(contacts, "update", cmd_contacts_update, "change a contact (arrays are replaced whole)", as_json)
+    update.add_argument("contact_id", metavar="ID")
+    update.add_argument("--first-name")
+    update.add_argument("--last-name")
+    update.add_argument("--email", action="append", metavar="TYPE:ADDR", help="work|personal|unknown|unspecified")
+    update.add_argument("--phone", action="append", metavar="TYPE:NUMBER", help="work|personal|unknown|unspecified")
+    update.add_argument("--social", action="append", metavar="TYPE:USERNAME", help="linkedin|unspecified")
+    update.add_argument("--metadata", metavar="JSON", help="a JSON object (replaces the metadata)")
+
+    webhooks = commands.add_parser("webhooks", help="create webhook subscriptions").add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    hook = add(webhooks, "create", cmd_webhooks_create, "subscribe a URL to message events", as_json)
+    hook.add_argument("--url", required=True, help="absolute http(s) URL that receives events")
+    hook.add_argument(
+        "--event",
+        action="append",
+        required=True,
+        choices=[e.value for e in EventKind] + [e.value.removeprefix("message.") for e in EventKind],
+        help="event kind (repeatable)",
+    )
+    hook.add_argument("--description")
+    hook.add_argument("--metadata", metavar="JSON", help="a JSON object")
+    return parser
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(f"pigeon: error: {clean_line(message)}\n")
+    return code
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of the ``pigeon`` command; returns the exit code."""
+    out = out or sys.stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors: argparse has printed what it had to say
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if not getattr(args, "func", None):
+        parser.print_help(out)
+        return EXIT_OK
+    try:
+        return args.func(args, out)
+    except (UsageError, ConfigError, credentials.CredentialsError, InvalidInput) as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except PigeonError as exc:
+        return _fail(str(exc), EXIT_SERVICE)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return 130

@@ -1,0 +1,112 @@
+"""The token: in the OS keyring (service ``pigeon``, one entry per profile), or ``PIGEON_TOKEN`` for scripts.
+
+``PIGEON_TOKEN`` overrides the keyring and is never stored. When no usable keyring backend exists (a headless
+Linux machine with no Secret Service gets keyring's ``fail`` backend), every call says so plainly and names the
+ways out. There is no fallback to a plain-text file.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+SERVICE_NAME = "pigeon"
+TOKEN_ENV = "PIGEON_TOKEN"  # noqa: S105  (the variable's name, not a secret)
+
+NO_BACKEND_HELP = (
+    "No usable OS keyring was found to keep the token in (on a headless Linux machine this usually means no "
+    "Secret Service is running). Ways out: start a Secret Service (gnome-keyring or KeePassXC), or install "
+    "keyrings.alt and choose one of its backends, or set PIGEON_TOKEN in the environment (it is never stored). "
+    "Pigeon does not write the token to a plain-text file."
+)
+
+
+class CredentialsError(Exception):
+    """The token cannot be read, stored or removed; the message says why and what to do."""
+
+
+class TokenSource(StrEnum):
+    ENVIRONMENT = "PIGEON_TOKEN environment variable"
+    KEYRING = "keyring"
+    NONE = "none"
+
+
+def _is_unusable(backend: keyring.backend.KeyringBackend) -> bool:
+    module = type(backend).__module__
+    if module in {"keyring.backends.fail", "keyring.backends.null"}:
+        return True
+    chained = getattr(backend, "backends", None)
+    return chained is not None and not chained
+
+
+def backend() -> keyring.backend.KeyringBackend:
+    """The keyring backend in use; :class:`CredentialsError` if there is none that can hold a secret."""
+    current = keyring.get_keyring()
+    if _is_unusable(current):
+        raise CredentialsError(NO_BACKEND_HELP)
+    return current
+
+
+def backend_name() -> str:
+    """A human name of the keyring backend, for ``pigeon status``."""
+    try:
+        current = backend()
+    except CredentialsError:
+        return "none"
+    return getattr(current, "name", type(current).__name__)
+
+
+def _fail(action: str, exc: Exception) -> CredentialsError:
+    if isinstance(exc, keyring.errors.NoKeyringError):
+        return CredentialsError(NO_BACKEND_HELP)
+    if isinstance(exc, keyring.errors.KeyringLocked):
+        return CredentialsError(f"The keyring is locked; unlock it and try again ({action}).")
+    return CredentialsError(f"The keyring could not {action}: {type(exc).__name__}. {NO_BACKEND_HELP}")
+
+
+def env_token() -> str | None:
+    value = os.environ.get(TOKEN_ENV, "").strip()
+    return value or None
+
+
+def resolve_token(profile: str) -> tuple[str | None, TokenSource]:
+    """The token for ``profile`` and where it came from: ``PIGEON_TOKEN`` first, then the keyring."""
+    from_env = env_token()
+    if from_env:
+        return from_env, TokenSource.ENVIRONMENT
+    try:
+        stored = backend().get_password(SERVICE_NAME, profile)
+    except keyring.errors.KeyringError as exc:
+        raise _fail("read the token", exc) from None
+    if stored:
+        return stored, TokenSource.KEYRING
+    return None, TokenSource.NONE
+
+
+def store_token(profile: str, token: str) -> None:
+    """Keep ``token`` for ``profile`` in the keyring."""
+    token = token.strip()
+    if not token:
+        raise CredentialsError("The token is empty; nothing was stored.")
+    try:
+        backend().set_password(SERVICE_NAME, profile, token)
+    except keyring.errors.KeyringError as exc:
+        raise _fail("store the token", exc) from None
+
+
+def delete_token(profile: str) -> bool:
+    """Remove the token of ``profile`` from the keyring; ``False`` if there was none."""
+    try:
+        current = backend()
+        if current.get_password(SERVICE_NAME, profile) is None:
+            return False
+        current.delete_password(SERVICE_NAME, profile)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    except keyring.errors.KeyringError as exc:
+        raise _fail("remove the token", exc) from None
+    return True

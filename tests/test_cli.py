@@ -1,0 +1,250 @@
+"""The ``pigeon`` command: JSON output parsed back, exit codes, clean one-line errors, login/logout/status."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import respx
+
+from pigeon import credentials, locations
+from pigeon.cli import main
+from tests.keyrings import MemoryKeyring
+
+BASE = "https://mail.example.com"
+TOKEN = "tok_cli_secret_42"
+THREAD = "7d0c4a5e-8d3b-4a53-9d55-1f6d2e0b9a11"
+CONTACT = "3c9b6c1e-2f4d-4e8a-9a7b-0d1c2b3a4f5e"
+INBOX = {"id": "i1", "account_id": "a", "type": "EMAIL_INBOX", "status": "ACTIVE", "email": "me@example.com"}
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
+    monkeypatch.setenv("PIGEON_TOKEN", TOKEN)
+    monkeypatch.setenv("PIGEON_BASE_URL", BASE)
+    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+        yield router
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def run_json(*argv: str) -> dict:
+    code, text = run(*argv, "--json")
+    assert code == 0, text
+    return json.loads(text)
+
+
+def test_inboxes_list_and_create(api: respx.MockRouter) -> None:
+    api.get("/v1/inboxes").respond(json={"inboxes": [INBOX | {"display_name": "Me", "unknown": 1}]})
+    assert run_json("inboxes", "list") == {"inboxes": [INBOX | {"display_name": "Me", "unknown": 1}]}
+
+    route = api.post("/v1/inboxes").respond(201, json=INBOX | {"metadata": {"k": "v"}})
+    created = run_json("inboxes", "create", "--email", "me@example.com", "--metadata", '{"k": "v"}')
+    assert created["metadata"] == {"k": "v"}
+    assert json.loads(route.calls.last.request.content) == {
+        "type": "EMAIL_INBOX",
+        "email": "me@example.com",
+        "metadata": {"k": "v"},
+    }
+
+
+def test_threads_list(api: respx.MockRouter) -> None:
+    api.get("/v1/threads").respond(json={"threads": [{"id": THREAD, "subject": "Plans", "message_count": 3}]})
+    assert run_json("threads", "list")["threads"][0]["subject"] == "Plans"
+    code, text = run("threads", "list")
+    assert code == 0
+    assert "Plans" in text
+    assert THREAD in text
+
+
+def test_messages_list_one_page_and_all(api: respx.MockRouter) -> None:
+    route = api.get("/v1/messages").mock(
+        side_effect=[
+            httpx.Response(200, json={"messages": [{"id": "m1"}], "next_page_token": "p2"}),
+            httpx.Response(200, json={"messages": [{"id": "m1"}], "next_page_token": "p2"}),
+            httpx.Response(200, json={"messages": [{"id": "m2"}], "next_page_token": ""}),
+        ]
+    )
+    one = run_json("messages", "list", "--thread", THREAD, "--page-size", "1")
+    assert one == {"messages": [{"id": "m1"}], "next_page_token": "p2"}
+    everything = run_json("messages", "list", "--thread", THREAD, "--all")
+    assert [m["id"] for m in everything["messages"]] == ["m1", "m2"]
+    assert route.calls[0].request.url.params["page_size"] == "1"
+
+
+def test_contacts_update_sends_typed_arrays(api: respx.MockRouter) -> None:
+    route = api.patch(f"/v1/contacts/{CONTACT}").respond(json={"id": CONTACT, "first_name": "Ada"})
+    result = run_json(
+        "contacts",
+        "update",
+        CONTACT,
+        "--first-name",
+        "Ada",
+        "--email",
+        "work:ada@example.com",
+        "--email",
+        "EMAIL_TYPE_PERSONAL:ada@home.example",
+        "--phone",
+        "personal:+1 555 0100",
+        "--social",
+        "linkedin:ada",
+        "--metadata",
+        '{"vip": true}',
+    )
+    assert result == {"id": CONTACT, "first_name": "Ada"}
+    assert json.loads(route.calls.last.request.content) == {
+        "first_name": "Ada",
+        "emails": [
+            {"type": "EMAIL_TYPE_WORK", "email": "ada@example.com"},
+            {"type": "EMAIL_TYPE_PERSONAL", "email": "ada@home.example"},
+        ],
+        "phones": [{"type": "PHONE_TYPE_PERSONAL", "phone": "+1 555 0100"}],
+        "social_profiles": [{"type": "SOCIAL_PROFILE_TYPE_LINKEDIN", "username": "ada"}],
+        "metadata": {"vip": True},
+    }
+
+
+def test_webhooks_create_shows_the_secret_once(api: respx.MockRouter) -> None:
+    body = {
+        "id": "w1",
+        "url": "https://hooks.example/in",
+        "events": ["message.created", "message.failed"],
+        "status": "active",
+        "created_at": "2026-01-01T00:00:00Z",
+        "secret": "whsec_xyz",
+    }
+    route = api.post("/v1/webhooks").respond(201, json=body)
+    assert (
+        run_json("webhooks", "create", "--url", body["url"], "--event", "created", "--event", "message.failed") == body
+    )
+    assert json.loads(route.calls.last.request.content)["events"] == ["message.created", "message.failed"]
+    code, text = run("webhooks", "create", "--url", body["url"], "--event", "created")
+    assert code == 0
+    assert "whsec_xyz" in text
+    assert "shown only now" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["messages", "list"],
+        ["messages", "list", "--thread", THREAD, "--page-size", "0"],
+        ["messages", "list", "--thread", "not-a-uuid"],
+        ["contacts", "update", CONTACT],
+        ["contacts", "update", CONTACT, "--email", "home:ada@example.com"],
+        ["contacts", "update", CONTACT, "--email", "ada@example.com"],
+        ["contacts", "update", CONTACT, "--metadata", "[1, 2]"],
+        ["webhooks", "create", "--url", "ftp://x.example", "--event", "sent"],
+        ["webhooks", "create", "--url", "https://x.example", "--event", "read"],
+        ["inboxes", "frobnicate"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_clean_line(
+    api: respx.MockRouter, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    anything = api.route().respond(200, json={})
+    assert main(argv, out=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert "pigeon: error:" in err
+    assert "Traceback" not in err
+    assert not anything.called
+
+
+@pytest.mark.parametrize(
+    ("response", "fragment"),
+    [
+        (httpx.Response(401, json={"detail": "bad token"}), "401"),
+        (httpx.Response(500, text="oops"), "500"),
+        (httpx.ConnectError("refused"), "could not reach"),
+        (httpx.Response(200, text="not json"), "not JSON"),
+    ],
+)
+def test_service_errors_exit_1_with_one_clean_line(
+    api: respx.MockRouter, response: object, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api.get("/v1/inboxes").mock(side_effect=[response] * 3)
+    assert main(["inboxes", "list"], out=io.StringIO()) == 1
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert fragment in lines[0]
+    assert TOKEN not in err
+
+
+def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"], out=io.StringIO()) == 0
+    assert "pigeon" in capsys.readouterr().out
+    out = io.StringIO()
+    assert main([], out=out) == 0
+    assert "login" in out.getvalue()
+
+
+def test_not_logged_in_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["threads", "list"], out=io.StringIO()) == 2
+    assert "pigeon login" in capsys.readouterr().err
+
+
+def test_login_verifies_then_stores_in_the_keyring(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
+    with respx.mock(base_url=BASE) as router:
+        route = router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
+        code, text = run("login", "--base-url", BASE, "--profile", "work", "--token-stdin")
+    assert code == 0, text
+    assert route.calls.last.request.headers["authorization"] == f"Bearer {TOKEN}"
+    assert memory_keyring.secrets == {("pigeon", "work"): TOKEN}
+    path = locations.config_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert BASE in path.read_text()
+    assert TOKEN not in path.read_text()
+    assert TOKEN not in text
+
+    status = run_json("status", "--profile", "work")
+    assert status["base_url"] == BASE
+    assert status["token_from"] == "keyring"
+    assert TOKEN not in json.dumps(status)
+
+    assert run("logout", "--profile", "work")[0] == 0
+    assert memory_keyring.secrets == {}
+    assert run_json("status", "--profile", "work")["token_from"] == "none"
+
+
+def test_login_with_a_rejected_token_stores_nothing(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
+    with respx.mock(base_url=BASE) as router:
+        router.get("/v1/inboxes").respond(401, json={"detail": "Invalid token"})
+        code, _ = run("login", "--base-url", BASE, "--token-stdin")
+    assert code == 1
+    assert memory_keyring.secrets == {}
+    assert not locations.config_file().exists()
+    assert "401" in capsys.readouterr().err
+
+
+def test_status_never_shows_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIGEON_TOKEN", TOKEN)
+    code, text = run("status")
+    assert code == 0
+    assert "PIGEON_TOKEN environment variable" in text
+    assert TOKEN not in text
+    credentials.store_token("default", "stored-one")
+    assert run_json("status")["token_from"] == "PIGEON_TOKEN environment variable"
+
+
+def test_hostile_text_from_the_service_is_cleaned_in_tables(api: respx.MockRouter) -> None:
+    api.get("/v1/threads").respond(json={"threads": [{"id": "t", "subject": "\x1b]52;c;ZXZpbA==\x07Hi\u202e\nthere"}]})
+    code, text = run("threads", "list")
+    assert code == 0
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "Hi there" in text

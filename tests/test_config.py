@@ -1,0 +1,109 @@
+"""Configuration: precedence, profiles, private file mode, and no token in the file."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from pigeon import locations
+from pigeon.config import (
+    DEFAULT_BASE_URL,
+    ConfigError,
+    ensure_config_file,
+    load_config,
+    save_profile,
+    update_config_file,
+)
+
+FILE = """
+default_profile = "work"
+
+[profiles.work]
+base_url = "https://work.example"
+
+[profiles.home]
+base_url = "https://home.example"
+
+[ui]
+theme = "nord"
+keymap = { "app.quit" = "ctrl+q" }
+"""
+
+
+@pytest.fixture
+def config_file() -> Path:
+    path = locations.config_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(FILE)
+    return path
+
+
+def test_paths_follow_the_environment_overrides(isolated_environment: Path) -> None:
+    assert locations.config_file() == isolated_environment / "config" / "config.toml"
+    assert locations.data_dir() == isolated_environment / "data"
+    assert locations.download_dir() == isolated_environment / "downloads"
+
+
+def test_defaults_without_a_file() -> None:
+    config = load_config()
+    assert (config.profile, config.base_url, config.base_url_source) == ("default", DEFAULT_BASE_URL, "default")
+    assert config.ui.theme == "textual-dark"
+
+
+def test_the_file_gives_the_default_profile_and_ui(config_file: Path) -> None:
+    config = load_config()
+    assert (config.profile, config.base_url) == ("work", "https://work.example")
+    assert config.ui.theme == "nord"
+    assert config.ui.keymap == {"app.quit": "ctrl+q"}
+
+
+def test_environment_beats_the_file_and_flags_beat_the_environment(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PIGEON_PROFILE", "home")
+    assert load_config().base_url == "https://home.example"
+    monkeypatch.setenv("PIGEON_BASE_URL", "https://env.example")
+    config = load_config()
+    assert (config.profile, config.base_url, config.base_url_source) == (
+        "home",
+        "https://env.example",
+        "PIGEON_BASE_URL",
+    )
+
+    flagged = load_config(profile="work", base_url="https://flag.example")
+    assert (flagged.profile, flagged.base_url, flagged.base_url_source) == (
+        "work",
+        "https://flag.example",
+        "--base-url",
+    )
+    assert load_config(profile="work").base_url == "https://env.example"  # env base URL still beats the file
+
+
+def test_a_profile_not_in_the_file_uses_defaults(config_file: Path) -> None:
+    config = load_config(profile="elsewhere")
+    assert (config.profile, config.base_url) == ("elsewhere", DEFAULT_BASE_URL)
+
+
+def test_the_file_is_created_private_and_stays_private() -> None:
+    path = ensure_config_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    save_profile("work", base_url="https://work.example")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_config(profile="work").base_url == "https://work.example"
+    assert load_config().profile == "default"  # the first profile saved stays the default
+
+
+def test_a_token_in_the_file_is_refused(config_file: Path) -> None:
+    config_file.write_text('[profiles.work]\nbase_url = "https://w.example"\ntoken = "abc"\n')
+    with pytest.raises(ConfigError, match="keyring"):
+        load_config()
+    with pytest.raises(ConfigError, match="must not hold token"):
+        update_config_file(lambda data: data.update(token="abc"))
+
+
+def test_broken_toml_gives_a_clear_error(config_file: Path) -> None:
+    config_file.write_text("default_profile = \n")
+    with pytest.raises(ConfigError, match=r"config\.toml is not valid TOML"):
+        load_config()

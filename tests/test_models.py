@@ -1,0 +1,195 @@
+"""Wire models: tolerant responses, strict requests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from pigeon.models import (
+    Contact,
+    ContentType,
+    CreateInbox,
+    CreateWebhook,
+    EventKind,
+    Inbox,
+    ListMessagesQuery,
+    ListMessagesResponse,
+    Message,
+    MessageDirection,
+    RecipientType,
+    Thread,
+    UpdateContact,
+    WebhookSubscription,
+)
+
+THREAD = "7d0c4a5e-8d3b-4a53-9d55-1f6d2e0b9a11"
+
+MESSAGE = {
+    "id": "9b2f1d3c-0e4a-4c59-8f39-5f0c1f7f3c21",
+    "thread_id": THREAD,
+    "direction": "MESSAGE_DIRECTION_SIDEWAYS",
+    "status": "MESSAGE_STATUS_UNSPECIFIED",
+    "created_at": "2026-03-01T10:00:00+02:00",
+    "subject": "Hello",
+    "sender": {"raw_address": "a@example.com", "contact": {"first_name": "Ada", "nickname": "ada"}},
+    "recipients": [{"raw_address": "b@example.com", "type": "RECIPIENT_TYPE_SECRET_COPY"}],
+    "content_blocks": [{"type": "CONTENT_TYPE_HOLOGRAM", "content": "hi", "sequence": 0, "future": [1, 2]}],
+    "brand_new_field": {"nested": True},
+}
+
+
+def test_unknown_enum_values_and_extra_fields_survive_a_round_trip() -> None:
+    message = Message.model_validate(MESSAGE)
+
+    assert message.direction == "MESSAGE_DIRECTION_SIDEWAYS"
+    assert message.recipients[0].type == "RECIPIENT_TYPE_SECRET_COPY"
+    assert message.content_blocks[0].type == "CONTENT_TYPE_HOLOGRAM"
+    wire = message.to_wire()
+    assert wire["brand_new_field"] == {"nested": True}
+    assert wire["content_blocks"][0]["future"] == [1, 2]
+    assert wire["sender"]["contact"]["nickname"] == "ada"
+    assert Message.model_validate(wire).to_wire() == wire
+
+
+def test_known_enum_values_become_named_constants() -> None:
+    message = Message.model_validate(
+        {
+            "direction": "MESSAGE_DIRECTION_UNSPECIFIED",
+            "recipients": [{"type": "RECIPIENT_TYPE_UNSPECIFIED"}],
+            "content_blocks": [{"type": "CONTENT_TYPE_UNSPECIFIED"}],
+        }
+    )
+    assert message.direction is MessageDirection.UNSPECIFIED
+    assert message.recipients[0].type is RecipientType.UNSPECIFIED
+    assert message.content_blocks[0].type is ContentType.UNSPECIFIED
+
+
+def test_date_times_parse_to_aware_utc() -> None:
+    message = Message.model_validate(MESSAGE)
+    assert message.created_at == datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
+    assert message.created_at is not None
+    assert message.created_at.tzinfo is UTC
+    naive = Thread.model_validate({"last_message_at": "2026-03-01T10:00:00"})
+    assert naive.last_message_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def test_everything_is_optional_in_messages_threads_and_contacts() -> None:
+    assert Message.model_validate({}).to_wire() == {}
+    assert Thread.model_validate({}).participants == []
+    assert Contact.model_validate({}).name == ""
+
+
+def test_required_fields_of_inbox_and_webhook_are_required() -> None:
+    with pytest.raises(ValidationError, match="email"):
+        Inbox.model_validate({"id": "x", "account_id": "y", "type": "EMAIL_INBOX", "status": "ACTIVE"})
+    with pytest.raises(ValidationError, match="events"):
+        WebhookSubscription.model_validate({"id": "x", "url": "https://h.example/", "status": "active"})
+
+
+def test_list_messages_response_tolerates_a_missing_or_null_token() -> None:
+    assert ListMessagesResponse.model_validate({"messages": []}).next_page_token is None
+    assert ListMessagesResponse.model_validate({"messages": [], "next_page_token": None}).next_page_token is None
+    with pytest.raises(ValidationError):
+        ListMessagesResponse.model_validate({"next_page_token": "x"})
+
+
+def test_contact_name_prefers_display_name_then_full_name_then_email() -> None:
+    assert Contact(display_name="The Boss", first_name="Ada").name == "The Boss"
+    assert Contact(first_name="Ada", last_name="Lovelace").name == "Ada Lovelace"
+    assert Contact.model_validate({"emails": [{"email": "ada@example.com"}]}).name == "ada@example.com"
+
+
+# --- requests -------------------------------------------------------------------------------------------------
+
+
+def test_update_contact_sends_only_what_was_set() -> None:
+    body = UpdateContact(first_name="Ada", emails=[{"type": "EMAIL_TYPE_WORK", "email": "ada@example.com"}])
+    assert body.to_wire() == {
+        "first_name": "Ada",
+        "emails": [{"type": "EMAIL_TYPE_WORK", "email": "ada@example.com"}],
+    }
+    assert UpdateContact(phones=[]).to_wire() == {"phones": []}
+
+
+@pytest.mark.parametrize(
+    ("fields", "complaint"),
+    [
+        ({"emails": [{"type": "EMAIL_TYPE_HOME", "email": "a@example.com"}]}, "EMAIL_TYPE_WORK"),
+        ({"emails": [{"type": "EMAIL_TYPE_WORK", "email": "not an address"}]}, "email"),
+        ({"phones": [{"type": "PHONE_TYPE_CAR", "phone": "1"}]}, "PHONE_TYPE_WORK"),
+        ({"social_profiles": [{"type": "SOCIAL_PROFILE_TYPE_MYSPACE", "username": "a"}]}, "LINKEDIN"),
+        ({"metadata": ["not", "an", "object"]}, "dictionary"),
+        ({"first_name": "x" * 101}, "at most 100"),
+        ({"first_name": None}, "cannot be null"),
+        ({"nickname": "Ada"}, "Extra inputs"),
+    ],
+)
+def test_invalid_update_contact_is_rejected_clearly(fields: dict, complaint: str) -> None:
+    with pytest.raises(ValidationError, match=complaint):
+        UpdateContact(**fields)
+
+
+def test_create_inbox_is_strict_and_sends_its_type() -> None:
+    assert CreateInbox(email="me@example.com").to_wire() == {"type": "EMAIL_INBOX", "email": "me@example.com"}
+    with pytest.raises(ValidationError, match="EMAIL_INBOX"):
+        CreateInbox(type="SMS_INBOX")
+    with pytest.raises(ValidationError, match="email"):
+        CreateInbox(email="me@")
+    with pytest.raises(ValidationError, match="at most 100"):
+        CreateInbox(email="me@example.com", display_name="n" * 101)
+    assert CreateInbox(display_name="n" * 100).to_wire()["display_name"] == "n" * 100
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://h.example/x", "/relative/path", "https://", "http:///nohost", "https://h.example:99999/"]
+)
+def test_create_webhook_needs_an_absolute_http_url(url: str) -> None:
+    with pytest.raises(ValidationError, match="url"):
+        CreateWebhook(url=url, events=["message.created"])
+
+
+def test_create_webhook_checks_event_kinds_and_keeps_the_url_exactly() -> None:
+    body = CreateWebhook(url="https://h.example/hook?x=1", events=["message.sent", "message.sent", "message.failed"])
+    assert body.to_wire() == {"url": "https://h.example/hook?x=1", "events": ["message.sent", "message.failed"]}
+    with pytest.raises(ValidationError, match=r"message\.created"):
+        CreateWebhook(url="https://h.example/", events=["message.read"])
+    with pytest.raises(ValidationError, match="at least 1"):
+        CreateWebhook(url="https://h.example/", events=[])
+    assert {e.value for e in EventKind} == {
+        "message.created",
+        "message.updated",
+        "message.sent",
+        "message.delivered",
+        "message.failed",
+    }
+
+
+@pytest.mark.parametrize("size", [0, 101, -1])
+def test_page_size_out_of_bounds_is_rejected(size: int) -> None:
+    with pytest.raises(ValidationError, match="page_size"):
+        ListMessagesQuery(thread_id=THREAD, page_size=size)
+
+
+def test_list_messages_query_sends_message_ids_as_repeated_keys() -> None:
+    other = "1f0e0d0c-0b0a-4909-8807-060504030201"
+    query = ListMessagesQuery(thread_id=THREAD, message_ids=[THREAD, other], page_size=100, page_token="t")
+    assert query.to_params() == [
+        ("thread_id", THREAD),
+        ("page_size", "100"),
+        ("message_ids", THREAD),
+        ("message_ids", other),
+        ("page_token", "t"),
+    ]
+    with pytest.raises(ValidationError, match="UUID"):
+        ListMessagesQuery(thread_id="../../etc/passwd")
+
+
+@given(st.text())
+def test_any_unknown_enum_string_is_kept_as_it_is(value: str) -> None:
+    message = Message.model_validate({"status": value, "recipients": [{"type": value}]})
+    assert message.status == value
+    assert message.recipients[0].type == value

@@ -1,0 +1,56 @@
+"""The one sanitising function: terminal control sequences and bidi overrides made inert."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pigeon.sanitize import clean, clean_line
+
+DANGEROUS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)}
+BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+
+
+@pytest.mark.parametrize(
+    ("hostile", "shown"),
+    [
+        ("\x1b]52;c;ZXZpbA==\x07after", "after"),  # OSC 52 clipboard write, BEL-terminated
+        ("\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", "click"),  # OSC 8 hyperlink, ST-terminated
+        ("\x1b[2J\x1b[31mred\x1b[0m", "red"),  # CSI clear screen and colour
+        ("\x9b31mred", "red"),  # 8-bit CSI
+        ("\x9d52;c;ZXZpbA==\x9cafter", "after"),  # 8-bit OSC with 8-bit ST
+        ("\x1bPq#0;2;0;0;0\x1b\\text", "text"),  # DCS (sixel)
+        ("\x1b_Gf=100;AAAA\x1b\\img", "img"),  # APC (kitty graphics)
+        ("a\x1b7b\x1b8c", "abc"),  # save/restore cursor
+        ("name\u202egnp.exe", "namegnp.exe"),  # right-to-left override
+        ("x\u2067y\u2069z", "xyz"),  # isolates
+        ("bell\x07 back\x08space", "bell backspace"),
+        ("unterminated \x1b]0;title", "unterminated "),
+        ("lone escape at end\x1b", "lone escape at end"),
+        ("[@click=app.quit]quit[/]", "[@click=app.quit]quit[/]"),  # markup is not this function's job: kept as text
+    ],
+)
+def test_hostile_sequences_are_removed_whole(hostile: str, shown: str) -> None:
+    assert clean(hostile) == shown
+
+
+def test_line_structure_survives_and_carriage_returns_become_newlines() -> None:
+    assert clean("one\r\ntwo\rthree\n\tfour") == "one\ntwo\nthree\n\tfour"
+
+
+def test_clean_line_folds_whitespace_and_shortens() -> None:
+    assert clean_line("  Re:\n  the\tplan  ") == "Re: the plan"
+    assert clean_line("x" * 50, limit=10) == "x" * 9 + "…"
+
+
+def test_ordinary_text_is_untouched() -> None:
+    text = "Grüße, 你好, emoji 🐦, quotes “ok” — and [brackets]"
+    assert clean(text) == text
+
+
+@given(st.text())
+def test_no_control_or_bidi_character_survives(text: str) -> None:
+    out = clean(text)
+    assert not (set(out) & (DANGEROUS | BIDI))
+    assert not (set(clean_line(text)) & (DANGEROUS | BIDI | {"\n", "\t"}))
