@@ -134,14 +134,17 @@ def test_invalid_update_contact_is_rejected_clearly(fields: dict, complaint: str
 
 
 def test_create_inbox_is_strict_and_sends_its_type() -> None:
-    assert CreateInbox(email="me@example.com").to_wire() == {"type": "EMAIL_INBOX", "email": "me@example.com"}
+    body = CreateInbox(type="EMAIL_INBOX", email="me@example.com")
+    assert body.to_wire() == {"type": "EMAIL_INBOX", "email": "me@example.com"}
+    with pytest.raises(ValidationError, match="type"):
+        CreateInbox(email="me@example.com")
     with pytest.raises(ValidationError, match="EMAIL_INBOX"):
         CreateInbox(type="SMS_INBOX")
     with pytest.raises(ValidationError, match="email"):
-        CreateInbox(email="me@")
+        CreateInbox(type="EMAIL_INBOX", email="me@")
     with pytest.raises(ValidationError, match="at most 100"):
-        CreateInbox(email="me@example.com", display_name="n" * 101)
-    assert CreateInbox(display_name="n" * 100).to_wire()["display_name"] == "n" * 100
+        CreateInbox(type="EMAIL_INBOX", email="me@example.com", display_name="n" * 101)
+    assert CreateInbox(type="EMAIL_INBOX", display_name="n" * 100).to_wire()["display_name"] == "n" * 100
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
-from pigeon import __version__, credentials
+from pigeon import __version__, credentials, locations
 from pigeon.api import InvalidInput, PigeonClient, PigeonError
 from pigeon.config import Config, ConfigError, load_config, save_profile
 from pigeon.models import (
@@ -317,8 +317,67 @@ def cmd_webhooks_create(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _service_db_path(args: argparse.Namespace) -> str:
+    return args.db or str(locations.data_dir() / "service.sqlite3")
+
+
+def _open_service_db(path: str, **kwargs: Any) -> Any:
+    import sqlite3
+
+    from pigeon.server.db import SchemaTooNew
+    from pigeon.server.run import open_database
+
+    try:
+        return open_database(path, **kwargs)
+    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
+        raise UsageError(f"Cannot open the service database {path}: {exc}") from None
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.server.app import ServerSettings
+    from pigeon.server.live import live_traffic
+    from pigeon.server.run import serve
+
+    path = _service_db_path(args)
+    db = _open_service_db(path, demo_data=args.demo_data, threads=args.threads)
+    if not db.account_ids():
+        sys.stderr.write(
+            f"No accounts yet. Create one and its token with: pigeon serve token create --db {path} --account NAME\n"
+        )
+    settings = ServerSettings(
+        allow_private_webhooks=args.allow_private_webhooks,
+        rate_limit_per_minute=args.rate_limit,
+        background=[live_traffic(args.live_interval)] if args.live else [],
+    )
+    serve(db, settings, host=args.host, port=args.port)
+    return EXIT_OK
+
+
+def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
+    db = _open_service_db(_service_db_path(args))
+    token = db.create_token(db.ensure_account(args.account))
+    out.write(token + "\n")
+    return EXIT_OK
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    raise UsageError("`pigeon demo` is not there yet: it arrives with the reference service.")
+    from pigeon.server.run import start_demo
+
+    demo = start_demo(threads=args.threads, live=not args.no_live)
+    out.write(
+        f"Pigeon demo service on {demo.base_url} ({args.threads} threads of demo mail"
+        f"{', live traffic' if not args.no_live else ''}).\n"
+        f"Demo token (throwaway, valid until you stop): {demo.token}\n"
+        f"Try: PIGEON_BASE_URL={demo.base_url} PIGEON_TOKEN=<token> pigeon threads list\n"
+        "Press Ctrl-C to stop.\n"
+    )
+    out.flush()
+    try:
+        while demo.service.thread.is_alive():
+            demo.service.thread.join(0.5)
+    finally:
+        demo.stop()
+    return EXIT_OK
 
 
 # --- parser --------------------------------------------------------------------------------------------------
@@ -338,6 +397,16 @@ def _json_flag() -> argparse.ArgumentParser:
     return parent
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -354,12 +423,40 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pigeon {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(sub: Any, name: str, func: Callable[..., int], help_text: str, *parents: Any) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=help_text, description=help_text, parents=[common, *parents])
+    def add(
+        sub: Any, name: str, func: Callable[..., int], help_text: str, *parents: Any, client: bool = True
+    ) -> argparse.ArgumentParser:
+        """A command; ``client`` commands also take --profile and --base-url."""
+        chosen = [common, *parents] if client else list(parents)
+        command = sub.add_parser(name, help=help_text, description=help_text, parents=chosen)
         command.set_defaults(func=func)
         return command
 
-    add(commands, "demo", cmd_demo, "open Pigeon on generated demo mail (no account needed)")
+    demo = add(commands, "demo", cmd_demo, "open Pigeon on generated demo mail (no account needed)")
+    demo.add_argument("--threads", type=_positive, default=300, help="how many threads of demo mail (default 300)")
+    demo.add_argument("--no-live", action="store_true", help="no new mail while the demo runs")
+
+    serve = add(commands, "serve", cmd_serve, "run the reference messaging service", client=False)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8025, help="port (default 8025)")
+    serve.add_argument("--db", metavar="PATH", help="database file (default: in the user data folder)")
+    serve.add_argument("--demo-data", action="store_true", help="give every account without mail demo mail")
+    serve.add_argument("--threads", type=_positive, default=300, help="threads of demo mail (default 300)")
+    serve.add_argument("--live", action="store_true", help="deliver a new message every few seconds")
+    serve.add_argument("--live-interval", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--allow-private-webhooks", action="store_true", help="allow webhook URLs on loopback and private networks"
+    )
+    serve.add_argument("--rate-limit", type=_positive, metavar="N", help="at most N requests a minute per token")
+    serve_commands = serve.add_subparsers(dest="serve_command", metavar="COMMAND", parser_class=_Parser)
+    tokens = serve_commands.add_parser("token", help="manage access tokens").add_subparsers(
+        dest="token_command", metavar="ACTION", required=True, parser_class=_Parser
+    )
+    token_create = add(
+        tokens, "create", cmd_token_create, "create an account if needed and print a new token", client=False
+    )
+    token_create.add_argument("--db", metavar="PATH", help="database file (default: in the user data folder)")
+    token_create.add_argument("--account", required=True, help="account name")
     login = add(commands, "login", cmd_login, "verify a token and keep it in the OS keyring")
     login.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
     add(commands, "logout", cmd_logout, "remove the stored token")

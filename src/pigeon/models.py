@@ -370,15 +370,11 @@ UUIDText = Annotated[str, AfterValidator(_check_uuid)]
 
 
 class CreateInbox(RequestBody):
-    type: InboxType = InboxType.EMAIL_INBOX
+    type: InboxType
     email: EmailStr | None = None
     # Not listed in the spec's body; the Inbox resource has it (at most 100 characters). Sent only when set.
     display_name: str | None = Field(default=None, max_length=INBOX_DISPLAY_NAME_MAX)
     metadata: Metadata | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        # ``type`` is required on the wire even when the caller left the default.
-        return {"type": self.type.value, **super().to_wire()}
 
 
 class ContactEmailInput(RequestBody):

@@ -50,6 +50,7 @@ from pigeon.models import (
     CreateInbox,
     CreateWebhook,
     Inbox,
+    InboxType,
     ListInboxesResponse,
     ListMessagesQuery,
     ListMessagesResponse,
@@ -315,7 +316,9 @@ class Inboxes(_Resource):
         return [inbox async for page in self.iter_pages() for inbox in page.items]
 
     async def create(self, body: CreateInbox | None = None, **fields: Any) -> Inbox:
-        """Create an inbox: ``create(email="me@example.com")`` or ``create(CreateInbox(...))``."""
+        """Create an inbox: ``create(email="me@example.com")`` (type EMAIL_INBOX) or ``create(CreateInbox(...))``."""
+        if body is None:
+            fields.setdefault("type", InboxType.EMAIL_INBOX)
         request = _build(CreateInbox, body, fields, "inbox")
         return await self._client.request_model("POST", "/v1/inboxes", Inbox, body=request.to_wire())
 

@@ -296,8 +296,9 @@ def status_error(
     said = detail or (title if title.lower() != reason.lower() else "")
     if said:
         parts.append(said)
-    if errors:
-        parts.append("; ".join(str(e) for e in errors[:5]) + (" …" if len(errors) > 5 else ""))
+    unsaid = [e for e in errors if e.message not in said]
+    if unsaid:
+        parts.append("; ".join(str(e) for e in unsaid[:5]) + (" …" if len(unsaid) > 5 else ""))
     advice = _ADVICE.get(cls)
     message = ": ".join(parts) + (f" ({advice})" if advice and not said else "")
 

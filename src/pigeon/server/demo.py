@@ -1,0 +1,495 @@
+"""Deterministic demo mail: inboxes, a few hundred contacts, and threads of realistic conversations.
+
+The same seed gives the same mail (ids, names, subjects, bodies); dates are laid out backwards from ``now``.
+Faker makes the people; the conversations come from templates, so that 100,000 threads build in seconds.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from faker import Faker
+
+from pigeon.models import (
+    ContentType,
+    EmailType,
+    InboxStatus,
+    MessageDirection,
+    MessageStatus,
+    PhoneType,
+    RecipientType,
+    SocialProfileType,
+)
+from pigeon.server.db import Database, iso
+
+DEFAULT_THREADS = 300
+DEFAULT_CONTACTS = 300
+DEFAULT_SEED = 1234
+OWNER_DOMAIN = "pigeon.example"
+
+INBOXES = [
+    {"email": f"you@{OWNER_DOMAIN}", "display_name": "You", "status": InboxStatus.ACTIVE.value},
+    {"email": f"team@{OWNER_DOMAIN}", "display_name": "Team", "status": InboxStatus.ACTIVE.value},
+    {"email": f"billing@{OWNER_DOMAIN}", "display_name": "Billing", "status": InboxStatus.PENDING_VERIFICATION.value},
+    {"email": f"alerts@{OWNER_DOMAIN}", "display_name": "Alerts (old)", "status": InboxStatus.INACTIVE.value},
+]
+
+TAGS = ["customer", "vendor", "investor", "friend", "family", "press", "recruiter", "vip", "team", "open-source"]
+
+PROJECTS = ["Atlas", "Borealis", "Cobalt", "Driftwood", "Ember", "Fjord", "Granite", "Harbor", "Juniper", "Kestrel"]
+TOPICS = [
+    "Q{q} planning",
+    "{project} launch checklist",
+    "Invoice #{number}",
+    "Contract renewal for {company}",
+    "Design review: {project}",
+    "Offsite agenda",
+    "Interview loop for {title}",
+    "Budget for {project}",
+    "Your order #{number} has shipped",
+    "Incident report: {project} outage",
+    "Quick question about {project}",
+    "Intro: {name} <> {other}",
+    "Lunch next week?",
+    "Feedback on the {project} proposal",
+    "Travel plans for {city}",
+]
+OPENERS = [
+    "Hi {name},",
+    "Hello {name},",
+    "Hey {name},",
+    "Morning {name},",
+    "{name},",
+]
+BODIES = [
+    "Thanks for sending this over. I had a look at the numbers for {project} and they mostly line up with what "
+    "we discussed. Two things stood out: the timeline for the second phase looks tight, and we have not budgeted "
+    "for the extra review round. Can we talk it through on {day}?",
+    "Quick update on {project}: the first milestone is done and the team is moving on to testing. We found a "
+    "couple of issues with the import step, nothing blocking. I will send a fuller write-up by {day}.",
+    "Attached is the latest version. The main changes are in section 3, where I reworked the pricing table, and "
+    "in the appendix, which now lists every open question. Let me know if anything is unclear.",
+    "I talked to {other} at {company} and they are keen to move ahead. They asked whether we could start in "
+    "{month} instead of the following quarter. I said I would check with you first.",
+    "Following up on my last note: do you have a few minutes this week? I would like to go over the "
+    "{project} plan before it goes to the wider group.",
+    "Sounds good to me. Let's lock it in. I'll send a calendar invite for {day} at {hour}:00 and book a room.",
+    "Sorry for the slow reply, this week got away from me. Short answer: yes, go ahead. Longer answer below.\n\n"
+    "The risk I see is that we commit to {project} before we know what {company} needs. If we can get a signed "
+    "scope first, everything else follows.",
+    "Here are my notes from today's call:\n\n- {other} owns the rollout\n- we review progress every {day}\n"
+    "- the budget stays as it is until the end of {month}\n\nShout if I missed anything.",
+]
+CLOSERS = ["Thanks,", "Best,", "Cheers,", "Talk soon,", "Regards,", "All the best,"]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "September", "October", "November"]
+CITIES = ["Lisbon", "Berlin", "Toronto", "Nairobi", "Osaka", "Melbourne", "Bogotá", "Reykjavík"]
+
+MARKDOWN_NOTE = """# {project}: weekly notes
+
+**Status:** on track, with *one* risk.
+
+## Done
+- Shipped the importer to staging
+- Closed {number} tickets
+
+## Next
+1. Load test with the {company} data set
+2. Write the migration guide
+
+| Area | Owner | Due |
+|------|-------|-----|
+| Importer | {name} | {day} |
+| Docs | {other} | {month} |
+
+See the tracker: https://tracker.example.com/{project_lower}
+"""
+
+NEWSLETTER = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{brand} Weekly</title>
+<style>body{{font-family:sans-serif}} .preheader{{display:none}}</style>
+<script>trackOpen("{number}")</script></head>
+<body>
+<div class="preheader" style="display:none">You will not see this preheader text in Pigeon.</div>
+<table width="100%" role="presentation"><tr><td>
+<h1>{brand} Weekly #{issue}</h1>
+<p>Hello {name}, here is what happened this week in the {brand} community.</p>
+<h2>Top stories</h2>
+<ul>
+<li><a href="https://news.example.com/{issue}/story-1">Why {project} changed how we ship</a></li>
+<li><a href="https://news.example.com/{issue}/story-2">A field guide to {topic}</a></li>
+<li><a href="https://news.example.com/{issue}/story-3">Ten years of {brand}: a retrospective</a></li>
+</ul>
+<h2>Numbers</h2>
+<table border="1">
+<tr><th>Metric</th><th>This week</th><th>Last week</th></tr>
+<tr><td>Readers</td><td>{readers}</td><td>{readers_before}</td></tr>
+<tr><td>New posts</td><td>{posts}</td><td>{posts_before}</td></tr>
+</table>
+<p>Events: meet us in {city} on {day}. <a href="https://events.example.com/{city_lower}">Register here</a>.</p>
+<p style="font-size:small">You get this because you subscribed. <a href="https://news.example.com/unsubscribe?u={number}">Unsubscribe</a>.</p>
+</td></tr></table>
+</body></html>
+"""
+BRANDS = ["Terminal Times", "Open Source Digest", "The Async Letter", "Data Weekly", "Design Notes"]
+NEWSLETTER_TOPICS = ["keyboard-driven tools", "SQLite in production", "typed Python", "distributed tracing"]
+
+ATTACHMENTS = [
+    ("report.pdf", "application/pdf"),
+    ("budget.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    ("notes.txt", "text/plain"),
+    ("photo.jpg", "image/jpeg"),
+    ("diagram.png", "image/png"),
+    ("data.csv", "text/csv"),
+    ("slides.key", "application/octet-stream"),
+]
+
+HOSTILE_SUBJECT = "[URGENT] Verify your account [@click=app.quit]now[/] \x1b]52;c;aGFja2Vk\x07"
+HOSTILE_BODY = (
+    "Dear customer,\n\nThis message tries to trick your terminal. Pigeon shows it literally:\n\n"
+    "- Textual markup: [bold red]not bold[/] and [@click=app.quit]a click action[/]\n"
+    "- A clipboard write: \x1b]52;c;aGFja2Vk\x07(gone)\n"
+    "- A hidden hyperlink: \x1b]8;;https://evil.example\x1b\\looks harmless\x1b]8;;\x1b\\\n"
+    "- Screen clearing: \x1b[2J\x1b[H(gone)\n"
+    "- A right-to-left override: invoice\u202egnp.exe\n\n"
+    "Reply with your password. (Don't.)"
+)
+
+
+@dataclass(frozen=True)
+class DemoSummary:
+    account_id: str
+    inboxes: int
+    contacts: int
+    threads: int
+    messages: int
+
+
+class _Ids:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def __call__(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+
+def _contact(fake: Faker, rng: random.Random, new_id: _Ids, now: datetime) -> dict[str, Any]:
+    first, last = fake.first_name(), fake.last_name()
+    company = fake.company()
+    domain = company.lower().replace(" ", "").replace(",", "").replace("-", "")[:18] + ".example"
+    slug = f"{first}.{last}".lower().replace(" ", "").replace("'", "")
+    emails = [{"id": new_id(), "type": EmailType.WORK.value, "email": f"{slug}@{domain}"}]
+    if rng.random() < 0.5:
+        emails.append(
+            {"id": new_id(), "type": EmailType.PERSONAL.value, "email": f"{slug}{rng.randint(1, 99)}@mail.example"}
+        )
+    if rng.random() < 0.1:
+        emails.append({"id": new_id(), "type": EmailType.UNKNOWN.value, "email": f"{first.lower()}@old.example"})
+    phones = []
+    for kind in (PhoneType.WORK, PhoneType.PERSONAL):
+        if rng.random() < 0.55:
+            phones.append(
+                {
+                    "id": new_id(),
+                    "type": kind.value,
+                    "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+                }
+            )
+    social = []
+    if rng.random() < 0.6:
+        social.append({"id": new_id(), "type": SocialProfileType.LINKEDIN.value, "username": slug.replace(".", "-")})
+    return {
+        "id": new_id(),
+        "first_name": first,
+        "last_name": last,
+        "display_name": f"{first} {last}",
+        "company": company,
+        "title": fake.job(),
+        "emails": emails,
+        "phones": phones,
+        "social_profiles": social,
+        "tags": rng.sample(TAGS, rng.randint(0, 3)),
+        "created_at": iso(now - timedelta(days=rng.randint(100, 900))),
+        "last_contacted_at": iso(now - timedelta(days=rng.randint(0, 90), minutes=rng.randint(0, 1440))),
+    }
+
+
+def _fill(template: str, rng: random.Random, names: dict[str, str]) -> str:
+    project = rng.choice(PROJECTS)
+    city = rng.choice(CITIES)
+    values = {
+        "project": project,
+        "project_lower": project.lower(),
+        "q": rng.randint(1, 4),
+        "number": rng.randint(1000, 99999),
+        "day": rng.choice(DAYS),
+        "month": rng.choice(MONTHS),
+        "hour": rng.randint(9, 17),
+        "city": city,
+        "city_lower": city.lower(),
+        "brand": rng.choice(BRANDS),
+        "issue": rng.randint(10, 400),
+        "topic": rng.choice(NEWSLETTER_TOPICS),
+        "readers": f"{rng.randint(10, 90)},{rng.randint(100, 999)}",
+        "readers_before": f"{rng.randint(10, 90)},{rng.randint(100, 999)}",
+        "posts": rng.randint(5, 60),
+        "posts_before": rng.randint(5, 60),
+        **names,
+    }
+    return template.format(**values)
+
+
+def _attachment(rng: random.Random, sequence: int) -> dict[str, Any]:
+    filename, mime = rng.choice(ATTACHMENTS)
+    size = rng.randint(200, 2000)
+    data = rng.randbytes(size) if not mime.startswith("text/") else ("col_a,col_b\n" * (size // 12)).encode()
+    return {
+        "type": ContentType.ATTACHMENT.value,
+        "content": base64.b64encode(data).decode(),
+        "sequence": sequence,
+        "mime_type": mime,
+        "filename": filename,
+        "size": len(data),
+        "metadata": {"encoding": "base64"},
+    }
+
+
+def _quote(text: str, who: str, when: datetime) -> str:
+    quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+    return f"\n\nOn {when.strftime('%a, %d %b %Y at %H:%M')}, {who} wrote:\n{quoted}"
+
+
+def populate(
+    db: Database,
+    account_id: str,
+    *,
+    threads: int = DEFAULT_THREADS,
+    contacts: int = DEFAULT_CONTACTS,
+    seed: int = DEFAULT_SEED,
+    now: datetime | None = None,
+    hostile: bool = True,
+) -> DemoSummary:
+    """Fill an account with demo mail. Deterministic for a given ``seed`` and ``now``."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    rng = random.Random(seed)  # noqa: S311  (reproducible demo data, not security)
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    new_id = _Ids(rng)
+    message_count = 0
+
+    with db.transaction() as conn:
+        inbox_ids = []
+        for position, spec in enumerate(INBOXES):
+            opened = iso(now - timedelta(days=400 - position))
+            inbox_ids.append(db.insert_inbox(conn, account_id, {**spec, "id": new_id(), "created_at": opened}))
+        owner_id = db.insert_contact(
+            conn,
+            account_id,
+            {
+                "id": new_id(),
+                "first_name": "You",
+                "display_name": "You",
+                "emails": [{"type": EmailType.WORK.value, "email": INBOXES[0]["email"]}],
+                "tags": ["me"],
+            },
+        )
+        people = [_contact(fake, rng, new_id, now) for _ in range(contacts)]
+        for person in people:
+            db.insert_contact(conn, account_id, person)
+
+        # Threads from newest to oldest, so the first screen is busy and recent.
+        moments = sorted((now - timedelta(minutes=rng.expovariate(1 / 4000)) for _ in range(threads)), reverse=True)
+        for index, last_at in enumerate(moments):
+            inbox_index = rng.choices(range(len(inbox_ids)), weights=[60, 25, 10, 5])[0]
+            inbox_id = inbox_ids[inbox_index]
+            inbox_address = INBOXES[inbox_index]["email"]
+            kind = "hostile" if hostile and index == 7 else rng.choices(["chat", "newsletter", "notes"], [80, 12, 8])[0]
+            cast = rng.sample(people, rng.randint(1, 4))
+            count = (
+                1
+                if kind in {"newsletter", "hostile"}
+                else rng.choices(range(1, 11), [30, 20, 14, 10, 8, 6, 4, 3, 3, 2])[0]
+            )
+            lead = cast[0]
+            names = {
+                "name": lead["first_name"],
+                "other": rng.choice(people)["first_name"],
+                "company": lead["company"],
+                "title": lead["title"],
+            }
+            subject = {
+                "newsletter": _fill("{brand} Weekly #{issue}", rng, names),
+                "notes": _fill("{project}: weekly notes", rng, names),
+                "hostile": HOSTILE_SUBJECT,
+            }.get(kind) or _fill(
+                rng.choice(TOPICS),
+                rng,
+                names | {"name": lead["display_name"], "other": rng.choice(people)["display_name"]},
+            )
+
+            spacing = [timedelta(minutes=rng.randint(5, 60 * 30)) for _ in range(count - 1)]
+            started = last_at - sum(spacing, timedelta())
+            thread_id = db.insert_thread(
+                conn,
+                account_id,
+                {
+                    "id": new_id(),
+                    "inbox_id": inbox_id,
+                    "subject": subject,
+                    "created_at": iso(started),
+                    "participants": [{"contact_id": owner_id, "role": "OWNER", "last_read_at": None}]
+                    + [{"contact_id": c["id"], "role": "MEMBER", "last_read_at": None} for c in cast],
+                },
+            )
+
+            when = started
+            parent: str | None = None
+            previous_text = ""
+            previous_who = ""
+            for position in range(count):
+                if position:
+                    when += spacing[position - 1]
+                outbound = kind == "chat" and position % 2 == 1 and rng.random() < 0.8
+                author = rng.choice(cast)
+                author_address = author["emails"][0]["email"]
+                if kind == "newsletter":
+                    sender_contact, sender_address = (
+                        None,
+                        f"newsletter@{names['company'].split()[0].lower().strip(',')}.example",
+                    )
+                elif outbound:
+                    sender_contact, sender_address = owner_id, inbox_address
+                else:
+                    sender_contact, sender_address = author["id"], author_address
+
+                recipients: list[dict[str, Any]] = []
+                if outbound:
+                    recipients.append(
+                        {"contact_id": author["id"], "raw_address": author_address, "type": RecipientType.TO.value}
+                    )
+                else:
+                    recipients.append(
+                        {"contact_id": owner_id, "raw_address": inbox_address, "type": RecipientType.TO.value}
+                    )
+                for other in cast[1:3]:
+                    if other is not author and rng.random() < 0.5:
+                        recipients.append(
+                            {
+                                "contact_id": other["id"],
+                                "raw_address": other["emails"][0]["email"],
+                                "type": RecipientType.CC.value,
+                            }
+                        )
+                if outbound and rng.random() < 0.1:
+                    recipients.append(
+                        {"contact_id": None, "raw_address": f"archive@{OWNER_DOMAIN}", "type": RecipientType.BCC.value}
+                    )
+
+                opener = (
+                    _fill(rng.choice(OPENERS), rng, names)
+                    if outbound
+                    else rng.choice(["Hi,", "Hello,", "Hey there,", "Good morning,", "Hi all,"])
+                )
+                if kind == "newsletter":
+                    blocks = [
+                        {
+                            "type": ContentType.TEXT.value,
+                            "mime_type": "text/html",
+                            "content": _fill(NEWSLETTER, rng, names),
+                            "sequence": 0,
+                        }
+                    ]
+                elif kind == "notes":
+                    blocks = [
+                        {
+                            "type": ContentType.TEXT.value,
+                            "mime_type": "text/markdown",
+                            "content": _fill(MARKDOWN_NOTE, rng, names),
+                            "sequence": 0,
+                        }
+                    ]
+                elif kind == "hostile":
+                    blocks = [
+                        {
+                            "type": ContentType.TEXT.value,
+                            "mime_type": "text/plain",
+                            "content": HOSTILE_BODY,
+                            "sequence": 0,
+                        },
+                        {
+                            "type": ContentType.ATTACHMENT.value,
+                            "mime_type": "application/octet-stream",
+                            "filename": "../../.bashrc",
+                            "content": base64.b64encode(b"echo pwned\n").decode(),
+                            "size": 11,
+                            "sequence": 1,
+                            "metadata": {"encoding": "base64"},
+                        },
+                    ]
+                    sender_contact, sender_address = None, "security@paypa1.example"
+                else:
+                    text = "\n\n".join(
+                        [
+                            opener,
+                            _fill(rng.choice(BODIES), rng, names),
+                            f"{rng.choice(CLOSERS)}\n{'You' if outbound else author['first_name']}",
+                        ]
+                    )
+                    body = text + (
+                        _quote(previous_text, previous_who, when - timedelta(hours=1)) if previous_text else ""
+                    )
+                    blocks = [
+                        {"type": ContentType.TEXT.value, "mime_type": "text/plain", "content": body, "sequence": 0}
+                    ]
+                    previous_text, previous_who = text, ("You" if outbound else author["display_name"])
+                    if rng.random() < 0.12:
+                        blocks.append(_attachment(rng, 1))
+                        if rng.random() < 0.3:
+                            blocks.append(_attachment(rng, 2))
+
+                status = (
+                    rng.choices([MessageStatus.DELIVERED, MessageStatus.SENT, MessageStatus.FAILED], [85, 10, 5])[0]
+                    if outbound
+                    else MessageStatus.RECEIVED
+                )
+                message_id = new_id()
+                db.insert_message(
+                    conn,
+                    account_id,
+                    {
+                        "id": message_id,
+                        "thread_id": thread_id,
+                        "inbox_id": inbox_id,
+                        "direction": (MessageDirection.OUTBOUND if outbound else MessageDirection.INBOUND).value,
+                        "status": status.value,
+                        "parent_id": parent,
+                        "subject": subject if position == 0 else f"Re: {subject}",
+                        "sender_contact_id": sender_contact,
+                        "sender_address": sender_address,
+                        "recipients": recipients,
+                        "content_blocks": blocks,
+                        "created_at": iso(when),
+                        "sent_at": iso(when) if outbound else None,
+                        "received_at": None if outbound else iso(when),
+                    },
+                )
+                parent = message_id
+                message_count += 1
+
+    return DemoSummary(account_id, len(inbox_ids), contacts + 1, threads, message_count)
+
+
+def ensure_demo_mail(db: Database, *, threads: int = DEFAULT_THREADS, seed: int = DEFAULT_SEED) -> list[DemoSummary]:
+    """Give every account that has no mail yet a full set of demo mail, creating a ``demo`` account if none exist."""
+    if not db.account_ids():
+        db.ensure_account("demo")
+    return [
+        populate(db, account_id, threads=threads, seed=seed)
+        for account_id in db.account_ids()
+        if not db.has_mail(account_id)
+    ]

@@ -1,0 +1,114 @@
+"""Running the service: in the foreground (``pigeon serve``) or in a background thread (``pigeon demo``, tests)."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import uvicorn
+from fastapi import FastAPI
+
+from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.db import Database
+from pigeon.server.demo import DEFAULT_THREADS, ensure_demo_mail, populate
+from pigeon.server.live import live_traffic
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8025
+STARTUP_TIMEOUT = 30.0
+
+
+def serve(
+    db: Database,
+    settings: ServerSettings,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+) -> None:
+    """Serve until interrupted, logging one line per request (the token travels in a header, never logged)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvicorn.run(create_app(db, settings), host=host, port=port, log_level="info", access_log=True, lifespan="on")
+
+
+@dataclass
+class ServiceThread:
+    """The service running on its own event loop in a background thread."""
+
+    server: uvicorn.Server
+    thread: threading.Thread
+    base_url: str
+    db: Database
+    extras: dict[str, str] = field(default_factory=dict)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+    def __enter__(self) -> ServiceThread:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def start_in_thread(app: FastAPI, db: Database, *, host: str = DEFAULT_HOST, port: int = 0) -> ServiceThread:
+    """Start ``app`` on ``host`` (port 0: a free one) in a daemon thread and wait until it accepts requests."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="pigeon-service", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError("the service did not start")
+        time.sleep(0.01)
+    return ServiceThread(server, thread, f"http://{host}:{bound_port}", db)
+
+
+@dataclass(frozen=True)
+class DemoService:
+    service: ServiceThread
+    token: str
+
+    @property
+    def base_url(self) -> str:
+        return self.service.base_url
+
+    def stop(self) -> None:
+        self.service.stop()
+        self.service.db.close()
+
+
+def start_demo(
+    *, threads: int = DEFAULT_THREADS, live: bool = True, live_interval: float = 5.0, seed: int | None = None
+) -> DemoService:
+    """What ``pigeon demo`` runs: a fresh in-memory service with demo mail and a new token, on 127.0.0.1.
+
+    Nothing is written to disk; everything is gone after :meth:`DemoService.stop`.
+    """
+    db = Database(":memory:")
+    account_id = db.ensure_account("demo")
+    populate(db, account_id, threads=threads, **({"seed": seed} if seed is not None else {}))
+    token = db.create_token(account_id)
+    settings = ServerSettings(
+        allow_private_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
+        background=[live_traffic(live_interval, seed=seed)] if live else [],
+    )
+    return DemoService(start_in_thread(create_app(db, settings), db), token)
+
+
+def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:
+    """The service's database at ``path``, with demo mail for every account that has none when asked."""
+    db = Database(path)
+    if demo_data:
+        ensure_demo_mail(db, threads=threads)
+    return db
