@@ -44,3 +44,12 @@ def test_textual_is_only_imported_in_tui(path: Path) -> None:
 def test_models_and_api_do_not_reach_up(path: Path) -> None:
     bad = {n for n in imports_of(path) if n.startswith(("pigeon.tui", "pigeon.store", "pigeon.server", "pigeon.cli"))}
     assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+
+
+def test_the_server_imports_only_models_from_pigeon() -> None:
+    server = modules(inside="server")
+    assert len(server) >= 6
+    for path in server:
+        own = {n for n in imports_of(path) if n == "pigeon" or n.startswith("pigeon.")}
+        bad = {n for n in own if not n.startswith(("pigeon.models", "pigeon.server"))}
+        assert not bad, f"{path.relative_to(SRC)} imports {bad}"

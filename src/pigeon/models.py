@@ -14,20 +14,18 @@ Nothing here is client-only or server-only.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Final
-from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
-    EmailStr,
     Field,
     field_validator,
-    model_validator,
 )
 
 # --- limits ------------------------------------------------------------------------------------------------
@@ -37,7 +35,8 @@ PAGE_SIZE_MAX: Final = 100
 PAGE_SIZE_DEFAULT: Final = 20
 INBOX_DISPLAY_NAME_MAX: Final = 100
 # The spec prints "100" and "200" beside update contact without saying what they bound. Pigeon reads them as:
-# a first or last name is at most 100 characters; an email, phone or username is at most 200 characters.
+# a first or last name is at most 100 characters; a phone number or username at most 200. (An email address is
+# bounded by RFC 5321's 254, below.)
 CONTACT_NAME_MAX: Final = 100
 CONTACT_VALUE_MAX: Final = 200
 
@@ -338,23 +337,44 @@ class RequestBody(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)"
+HTTP_URL_PATTERN: Final = r"^https?://[A-Za-z0-9.-]*[A-Za-z0-9][A-Za-z0-9.-]*(?::" + _PORT + r")?(?:[/?#][^\s]*)?$"
+"""An absolute http(s) URL: lower-case scheme, a host name or IPv4 address, an optional port, no credentials,
+printable ASCII only. The same pattern is the validation and the published JSON schema, so client, server and
+schema agree."""
+HTTP_URL_MAX = 2048
+
+
 def _check_http_url(value: str) -> str:
-    """An absolute http(s) URI with a host; kept exactly as given."""
-    parts = urlsplit(value)
-    if parts.scheme.lower() not in {"http", "https"}:
-        raise ValueError("must be an absolute http:// or https:// URL")
-    if not parts.hostname:
-        raise ValueError("must name a host")
-    if any(ch.isspace() for ch in value):
-        raise ValueError("must not contain spaces")
-    try:
-        parts.port  # noqa: B018  (raises on a malformed port)
-    except ValueError as exc:
-        raise ValueError("has an invalid port") from exc
+    if not re.fullmatch(HTTP_URL_PATTERN, value):
+        raise ValueError("must be an absolute http:// or https:// URL with a host, in printable ASCII, no credentials")
     return value
 
 
-HttpUrlText = Annotated[str, AfterValidator(_check_http_url)]
+HttpUrlText = Annotated[
+    str,
+    Field(max_length=HTTP_URL_MAX, json_schema_extra={"pattern": HTTP_URL_PATTERN}),
+    AfterValidator(_check_http_url),
+]
+
+
+EMAIL_PATTERN: Final = (
+    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$"
+)
+"""An email address: an RFC 5322 atext local part, a domain of DNS labels with an alphabetic top level. Like the
+URL pattern, it is both the validation and the published schema."""
+EMAIL_MAX = 254
+
+
+def _check_email(value: str) -> str:
+    if not re.fullmatch(EMAIL_PATTERN, value):
+        raise ValueError("is not a valid email address (like name@example.com)")
+    return value
+
+
+EmailAddress = Annotated[
+    str, Field(max_length=EMAIL_MAX, json_schema_extra={"pattern": EMAIL_PATTERN}), AfterValidator(_check_email)
+]
 
 
 def _check_uuid(value: str) -> str:
@@ -371,7 +391,7 @@ UUIDText = Annotated[str, AfterValidator(_check_uuid)]
 
 class CreateInbox(RequestBody):
     type: InboxType
-    email: EmailStr | None = None
+    email: EmailAddress | None = None
     # Not listed in the spec's body; the Inbox resource has it (at most 100 characters). Sent only when set.
     display_name: str | None = Field(default=None, max_length=INBOX_DISPLAY_NAME_MAX)
     metadata: Metadata | None = None
@@ -379,7 +399,7 @@ class CreateInbox(RequestBody):
 
 class ContactEmailInput(RequestBody):
     type: EmailType
-    email: EmailStr = Field(max_length=CONTACT_VALUE_MAX)
+    email: EmailAddress
 
 
 class ContactPhoneInput(RequestBody):
@@ -392,8 +412,21 @@ class ContactSocialProfileInput(RequestBody):
     username: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX)
 
 
+def _optional_not_nullable(schema: dict[str, Any]) -> None:
+    """Publish ``X | None = None`` fields as optional ``X``: leaving one out is fine, sending null is not."""
+    for prop in schema.get("properties", {}).values():
+        options = prop.get("anyOf")
+        if options and {"type": "null"} in options:
+            rest = [o for o in options if o != {"type": "null"}]
+            prop.pop("anyOf")
+            prop.pop("default", None)
+            prop.update(rest[0] if len(rest) == 1 else {"anyOf": rest})
+
+
 class UpdateContact(RequestBody):
     """``PATCH /v1/contacts/{id}``: every field optional; only the fields set are sent; arrays replace whole."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_optional_not_nullable)
 
     first_name: str | None = Field(default=None, max_length=CONTACT_NAME_MAX)
     last_name: str | None = Field(default=None, max_length=CONTACT_NAME_MAX)
@@ -402,12 +435,13 @@ class UpdateContact(RequestBody):
     social_profiles: list[ContactSocialProfileInput] | None = None
     metadata: Metadata | None = None
 
-    @model_validator(mode="after")
-    def _no_explicit_null(self) -> UpdateContact:
-        nulls = sorted(name for name in self.model_fields_set if getattr(self, name) is None)
-        if nulls:
-            raise ValueError(f"{', '.join(nulls)} cannot be null; leave a field out to keep it unchanged")
-        return self
+    @field_validator("first_name", "last_name", "emails", "phones", "social_profiles", "metadata", mode="before")
+    @classmethod
+    def _no_explicit_null(cls, value: Any) -> Any:
+        # Runs only for fields that were sent: leaving a field out keeps it; null is not a value.
+        if value is None:
+            raise ValueError("cannot be null; leave the field out to keep it unchanged")
+        return value
 
 
 class CreateWebhook(RequestBody):

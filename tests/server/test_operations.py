@@ -75,6 +75,19 @@ async def test_bad_message_list_queries_are_422(service: Service, http: httpx.As
     assert_problem(await http.get("/v1/messages", params=params, headers=service.alice.headers), 422)
 
 
+async def test_at_most_100_message_ids(service: Service, http: httpx.AsyncClient) -> None:
+    thread = first_thread(service, service.alice)
+    ids = [str(uuid.uuid4()) for _ in range(101)]
+    response = await http.get(
+        "/v1/messages", params={"thread_id": thread, "message_ids": ids}, headers=service.alice.headers
+    )
+    assert assert_problem(response, 422)["errors"][0]["field"] == "message_ids"
+    ok = await http.get(
+        "/v1/messages", params={"thread_id": thread, "message_ids": ids[:100]}, headers=service.alice.headers
+    )
+    assert ok.status_code == 200
+
+
 async def test_a_bad_page_token_is_400(service: Service, http: httpx.AsyncClient) -> None:
     thread = first_thread(service, service.alice)
     for token in ("garbage!!", "e30", "WyJ0aHJlYWRzIiwieCIsMSwyXQ"):

@@ -2,6 +2,7 @@
 
 from pigeon.api.client import DEFAULT_TIMEOUT, PigeonClient
 from pigeon.api.errors import (
+    Conflict,
     ConnectionFailed,
     FieldError,
     Invalid,
@@ -20,6 +21,7 @@ from pigeon.api.pagination import Page
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "Conflict",
     "ConnectionFailed",
     "FieldError",
     "Invalid",

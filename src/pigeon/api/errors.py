@@ -12,6 +12,7 @@
         ├── Unauthorized        401, 403
         ├── NotFound            404
         ├── Invalid             400, 422 (with field errors when the body has them)
+        ├── Conflict            409 (the resource exists already, e.g. an inbox address in use)
         ├── RateLimited         429 (with ``retry_after`` seconds when given)
         └── ServerError         5xx
 
@@ -126,6 +127,10 @@ class NotFound(StatusError):
 
 class Invalid(StatusError):
     """400 or 422: the service refused the request's content; ``errors`` says which fields."""
+
+
+class Conflict(StatusError):
+    """409: the request clashes with what exists (an inbox address in use)."""
 
 
 class RateLimited(StatusError):
@@ -270,6 +275,7 @@ _STATUS_CLASSES: dict[int, type[StatusError]] = {
     401: Unauthorized,
     403: Unauthorized,
     404: NotFound,
+    409: Conflict,
     422: Invalid,
     429: RateLimited,
 }

@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pigeon.models import (
@@ -287,11 +288,23 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
             )
         )
 
+    def allowed_methods(scope: Scope) -> str:
+        """Every method some route accepts at this path (Starlette names only the first route's)."""
+        methods: set[str] = set()
+        for route in app.router.routes:
+            match, _ = route.matches(scope)
+            if match is not Match.NONE:
+                methods |= set(getattr(route, "methods", None) or ())
+        return ", ".join(sorted(methods - {"HEAD"}))
+
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         title = {404: "Not Found", 405: "Method Not Allowed"}.get(exc.status_code, "Error")
         detail = exc.detail if isinstance(exc.detail, str) else None
-        return problem_response(Problem(title=title, status=exc.status_code, detail=detail), exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = allowed_methods(request.scope)
+        return problem_response(Problem(title=title, status=exc.status_code, detail=detail), headers)
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
@@ -310,7 +323,9 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
     async def list_messages(
         account: Account,
         thread_id: Annotated[uuid.UUID, Query(description="Thread whose messages are listed")],
-        message_ids: Annotated[list[uuid.UUID] | None, Query(description="Only these messages")] = None,
+        message_ids: Annotated[
+            list[uuid.UUID] | None, Query(max_length=PAGE_SIZE_MAX, description="Only these messages (at most 100)")
+        ] = None,
         page_size: Annotated[int, Query(ge=PAGE_SIZE_MIN, le=PAGE_SIZE_MAX)] = PAGE_SIZE_DEFAULT,
         page_token: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Response:

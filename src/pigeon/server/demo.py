@@ -274,7 +274,8 @@ def populate(
     now: datetime | None = None,
     hostile: bool = True,
 ) -> DemoSummary:
-    """Fill an account with demo mail. Deterministic for a given ``seed`` and ``now``."""
+    """Fill an account with demo mail. Deterministic for a given ``seed`` and ``now``, identifiers included, so
+    two accounts in one database need different seeds."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
     rng = random.Random(seed)  # noqa: S311  (reproducible demo data, not security)
     fake = Faker("en_US")
@@ -488,8 +489,9 @@ def ensure_demo_mail(db: Database, *, threads: int = DEFAULT_THREADS, seed: int 
     """Give every account that has no mail yet a full set of demo mail, creating a ``demo`` account if none exist."""
     if not db.account_ids():
         db.ensure_account("demo")
+    # Accounts are listed oldest first, so each keeps its own seed however many are added later.
     return [
-        populate(db, account_id, threads=threads, seed=seed)
-        for account_id in db.account_ids()
+        populate(db, account_id, threads=threads, seed=seed + position)
+        for position, account_id in enumerate(db.account_ids())
         if not db.has_mail(account_id)
     ]

@@ -6,11 +6,11 @@ import logging
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.db import Database
@@ -41,8 +41,7 @@ class ServiceThread:
     server: uvicorn.Server
     thread: threading.Thread
     base_url: str
-    db: Database
-    extras: dict[str, str] = field(default_factory=dict)
+    db: Database | None = None
 
     def stop(self, timeout: float = 10.0) -> None:
         self.server.should_exit = True
@@ -55,8 +54,10 @@ class ServiceThread:
         self.stop()
 
 
-def start_in_thread(app: FastAPI, db: Database, *, host: str = DEFAULT_HOST, port: int = 0) -> ServiceThread:
-    """Start ``app`` on ``host`` (port 0: a free one) in a daemon thread and wait until it accepts requests."""
+def start_in_thread(
+    app: ASGIApp, *, db: Database | None = None, host: str = DEFAULT_HOST, port: int = 0
+) -> ServiceThread:
+    """Start an ASGI ``app`` on ``host`` (port 0: a free one) in a daemon thread; return once it accepts requests."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
@@ -85,7 +86,8 @@ class DemoService:
 
     def stop(self) -> None:
         self.service.stop()
-        self.service.db.close()
+        if self.service.db is not None:
+            self.service.db.close()
 
 
 def start_demo(
@@ -103,7 +105,7 @@ def start_demo(
         allow_private_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
         background=[live_traffic(live_interval, seed=seed)] if live else [],
     )
-    return DemoService(start_in_thread(create_app(db, settings), db), token)
+    return DemoService(start_in_thread(create_app(db, settings), db=db), token)
 
 
 def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:
