@@ -12,6 +12,7 @@ import getpass
 import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any, NoReturn, TextIO
 
 from pigeon import __version__, credentials, locations
@@ -361,22 +362,37 @@ def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """Start the reference service in-process on demo mail and open the app on it; nothing is kept afterwards."""
     from pigeon.server.run import start_demo
 
     demo = start_demo(threads=args.threads, live=not args.no_live)
-    out.write(
-        f"Pigeon demo service on {demo.base_url} ({args.threads} threads of demo mail"
-        f"{', live traffic' if not args.no_live else ''}).\n"
-        f"Demo token (throwaway, valid until you stop): {demo.token}\n"
-        f"Try: PIGEON_BASE_URL={demo.base_url} PIGEON_TOKEN=<token> pigeon threads list\n"
-        "Press Ctrl-C to stop.\n"
-    )
-    out.flush()
     try:
-        while demo.service.thread.is_alive():
-            demo.service.thread.join(0.5)
+        if args.serve_only:
+            out.write(
+                f"Pigeon demo service on {demo.base_url} ({args.threads} threads of demo mail).\n"
+                f"Demo token (throwaway, valid until you stop): {demo.token}\n"
+                "Press Ctrl-C to stop.\n"
+            )
+            out.flush()
+            while demo.service.thread.is_alive():
+                demo.service.thread.join(0.5)
+            return EXIT_OK
+        from pigeon.tui.app import make_app
+
+        config = replace(_config(args), base_url=demo.base_url, base_url_source="pigeon demo")
+        make_app(config, token=demo.token, remember_token=False).run()
     finally:
         demo.stop()
+    return EXIT_OK
+
+
+def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
+    """Open the app for the active profile; without a token it opens on the login screen."""
+    from pigeon.tui.app import make_app
+
+    config = _config(args)
+    token, _ = credentials.resolve_token(config.profile)
+    make_app(config, token=token, remember_token=not credentials.env_token()).run()
     return EXIT_OK
 
 
@@ -435,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = add(commands, "demo", cmd_demo, "open Pigeon on generated demo mail (no account needed)")
     demo.add_argument("--threads", type=_positive, default=300, help="how many threads of demo mail (default 300)")
     demo.add_argument("--no-live", action="store_true", help="no new mail while the demo runs")
+    demo.add_argument("--serve-only", action="store_true", help="serve the demo and print its URL and token")
 
     serve = add(commands, "serve", cmd_serve, "run the reference messaging service", client=False)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -530,8 +547,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors: argparse has printed what it had to say
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if not getattr(args, "func", None):
-        parser.print_help(out)
-        return EXIT_OK
+        args.func = cmd_tui
     try:
         return args.func(args, out)
     except (UsageError, ConfigError, credentials.CredentialsError, InvalidInput) as exc:

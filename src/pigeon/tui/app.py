@@ -1,0 +1,228 @@
+"""The Pigeon terminal app.
+
+The App owns one API client and the mailbox for its whole life; screens and widgets never build their own. Every
+network or disk call runs in a worker, and worker failures are turned into UI in one place
+(:meth:`PigeonApp.on_worker_state_changed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from pigeon import credentials
+from pigeon.api import ConnectionFailed, PigeonClient, PigeonError, RateLimited, Unauthorized
+from pigeon.config import Config, ConfigError, update_config_file
+from pigeon.tui.commands import PigeonCommands
+from pigeon.tui.mailbox import Mailbox
+from pigeon.tui.screens.login import LoginScreen
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.reader import Reader
+
+log = logging.getLogger("pigeon.tui")
+
+ClientFactory = Callable[[str, str], PigeonClient]
+
+
+class PigeonApp(App[None]):
+    """Pigeon. Give it a configuration and either a ready client or the means to make one after login."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Pigeon"
+    COMMANDS: ClassVar = App.COMMANDS | {PigeonCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave Pigeon"),
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="Every key of this context"),
+    ]
+
+    offline: reactive[bool] = reactive(False)
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        client: PigeonClient | None = None,
+        client_factory: ClientFactory | None = None,
+        remember_token: bool = True,
+        save_settings: bool = True,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self._client = client
+        self.client_factory: ClientFactory = client_factory or (lambda base_url, token: PigeonClient(base_url, token))
+        self.remember_token = remember_token
+        self.save_settings = save_settings
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.mailbox = Mailbox()
+        if config.ui.theme in self.available_themes:
+            self.theme = config.ui.theme
+        self._theme_loaded = True
+
+    # --- life -------------------------------------------------------------------------------------------------
+
+    @property
+    def client(self) -> PigeonClient:
+        if self._client is None:
+            raise RuntimeError("not logged in")
+        return self._client
+
+    def on_mount(self) -> None:
+        if self.config.ui.keymap:
+            self.set_keymap(self.config.ui.keymap)
+        if self._client is None:
+            self.push_screen(LoginScreen(self.config.base_url))
+        else:
+            self.push_screen(MainScreen())
+
+    async def on_unmount(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    @property
+    def main_screen(self) -> MainScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+
+    async def logged_in(self, client: PigeonClient, base_url: str, token: str) -> None:
+        """A token was checked: keep it (keyring) and the URL (config), then show the mail."""
+        old, self._client = self._client, client
+        if old is not None:
+            await old.aclose()
+        self.mailbox = Mailbox()
+        if self.remember_token:
+            try:
+                await asyncio.to_thread(credentials.store_token, self.config.profile, token)
+            except credentials.CredentialsError as exc:
+                self.notify(f"Logged in for this session only. {exc}", severity="warning", timeout=15, markup=False)
+        if self.save_settings:
+            await self._save(lambda data: self._set_base_url(data, base_url))
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        await self.push_screen(MainScreen())
+
+    def _set_base_url(self, data: dict, base_url: str) -> None:
+        profiles = data.setdefault("profiles", {})
+        profiles.setdefault(self.config.profile, {})["base_url"] = base_url
+        data.setdefault("default_profile", self.config.profile)
+
+    def action_logout(self) -> None:
+        self.run_worker(self._logout(), group="logout", exit_on_error=False)
+
+    async def _logout(self) -> None:
+        if self.remember_token:
+            try:
+                await asyncio.to_thread(credentials.delete_token, self.config.profile)
+            except credentials.CredentialsError as exc:
+                self.notify(str(exc), severity="warning", markup=False)
+        base_url = self._client.base_url if self._client else self.config.base_url
+        self.show_login(base_url, "Logged out.")
+
+    def show_login(self, base_url: str, message: str) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(LoginScreen(base_url, message))
+
+    # --- errors: the one place ------------------------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is WorkerState.ERROR and worker.error is not None:
+            self.report(worker.error, worker.description or worker.name or "working")
+
+    def report(self, error: BaseException, doing: str) -> None:
+        """Tell the user what failed and what to do about it."""
+        if isinstance(error, Unauthorized):
+            base_url = self._client.base_url if self._client else self.config.base_url
+            self.show_login(base_url, "The service refused the token (it may have expired). Log in again.")
+        elif isinstance(error, ConnectionFailed):
+            self.offline = True
+            self.notify(f"{error} Press r to retry.", title="Offline", severity="warning", timeout=8, markup=False)
+        elif isinstance(error, RateLimited):
+            wait = f" in {error.retry_after:.0f} s" if error.retry_after else " later"
+            self.notify(f"The service is busy; try again{wait}.", severity="warning", markup=False)
+        elif isinstance(error, PigeonError):
+            self.notify(str(error), title=f"Failed {doing}", severity="error", timeout=10, markup=False)
+        else:
+            log.error("unexpected error while %s", doing, exc_info=error)
+            self.notify(
+                f"Something unexpected went wrong while {doing} ({type(error).__name__}). Pigeon keeps running.",
+                severity="error",
+                markup=False,
+            )
+
+    # --- commands -----------------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            screen.action_help()
+
+    def run_main(self, what: str) -> None:
+        screen = self.main_screen
+        if screen is None:
+            return
+        if what == "quotes":
+            screen.query_one(Reader).action_toggle_quotes()
+        elif what == "save":
+            screen.action_save_attachment()
+        else:
+            getattr(screen, f"action_{what}")()
+
+    def go_to_inbox(self, inbox_id: str | None) -> None:
+        if self.main_screen is not None and inbox_id:
+            self.main_screen.select_inbox(inbox_id)
+
+    def go_to_thread(self, thread_id: str | None) -> None:
+        screen = self.main_screen
+        thread = self.mailbox.thread(thread_id or "")
+        if screen is not None and thread is not None:
+            screen.open_thread(thread)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+
+    # --- settings -------------------------------------------------------------------------------------------------
+
+    def watch_theme(self, theme: str) -> None:
+        if getattr(self, "_theme_loaded", False) and self.save_settings and theme != self.config.ui.theme:
+            self.config.ui.theme = theme
+            self.run_worker(self._save(lambda data: data.setdefault("ui", {}).update(theme=theme)), group="settings")
+
+    async def _save(self, change: Callable[[dict], None]) -> None:
+        try:
+            await asyncio.to_thread(update_config_file, change, self.config.path)
+        except (ConfigError, OSError) as exc:
+            self.notify(f"Could not save settings: {exc}", severity="warning", markup=False)
+
+
+def make_app(
+    config: Config,
+    *,
+    token: str | None = None,
+    client: PigeonClient | None = None,
+    client_factory: ClientFactory | None = None,
+    remember_token: bool = True,
+    save_settings: bool = True,
+    clock: Callable[[], datetime] | None = None,
+) -> PigeonApp:
+    """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
+    factory = client_factory or (lambda base_url, value: PigeonClient(base_url, value))
+    if client is None and token:
+        client = factory(config.base_url, token)
+    return PigeonApp(
+        config,
+        client=client,
+        client_factory=factory,
+        remember_token=remember_token,
+        save_settings=save_settings,
+        clock=clock,
+    )

@@ -1,0 +1,88 @@
+"""The command palette: every action, plus jumping to an inbox or a thread by name.
+
+Inbox names and thread subjects are untrusted. Textual's ``Matcher.highlight`` parses its candidate as markup, so
+they are highlighted here with :func:`literal_highlight` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+
+from pigeon.sanitize import clean_line
+
+if TYPE_CHECKING:
+    from pigeon.tui.app import PigeonApp
+
+MAX_THREAD_HITS = 50
+
+
+def literal_highlight(matcher: Matcher, candidate: str) -> Content:
+    """``candidate`` as literal content, with the letters that matched the query highlighted."""
+    content = Content(candidate)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, candidate)
+    if score:
+        for offset in offsets:
+            if not candidate[offset].isspace():
+                content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
+class PigeonCommands(Provider):
+    """Pigeon's own commands."""
+
+    @property
+    def pigeon(self) -> PigeonApp:
+        return self.app  # type: ignore[return-value]
+
+    def _actions(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
+        yield "Refresh", "Load inboxes and threads again (r)", partial(self.pigeon.run_main, "refresh")
+        yield "Filter threads", "Narrow the thread list as you type (/)", partial(self.pigeon.run_main, "filter")
+        yield "Zoom reader", "Show the reader full screen (f)", partial(self.pigeon.run_main, "zoom")
+        yield "Show quoted text", "Show or fold quoted text in the reader (t)", partial(self.pigeon.run_main, "quotes")
+        yield "Save attachment", "Save an attachment of the open thread (a)", partial(self.pigeon.run_main, "save")
+        yield "Keys", "Every key of the current context (?)", self.pigeon.action_help
+        yield "Log out", "Forget the stored token and show the login screen", self.pigeon.action_logout
+        yield "Quit", "Leave Pigeon (q)", self.pigeon.action_quit
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self._actions():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._actions():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+        mailbox = self.pigeon.mailbox
+        for inbox in mailbox.inboxes:
+            label = "Go to inbox " + clean_line(inbox.display_name or inbox.email, limit=60)
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(
+                    score,
+                    literal_highlight(matcher, label),
+                    partial(self.pigeon.go_to_inbox, inbox.id),
+                    text=label,
+                    help="Inbox",
+                )
+        found = 0
+        for thread in mailbox.threads:
+            label = "Open " + clean_line(thread.subject or "(no subject)", limit=80)
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(
+                    score,
+                    literal_highlight(matcher, label),
+                    partial(self.pigeon.go_to_thread, thread.id),
+                    text=label,
+                    help="Thread",
+                )
+                found += 1
+                if found >= MAX_THREAD_HITS:
+                    break

@@ -1,0 +1,215 @@
+"""Turning untrusted mail into screen content.
+
+Everything from the service reaches a widget through :func:`safe` (or :func:`safe_line`): the text is cleaned by
+:func:`pigeon.sanitize.clean` (escape sequences, C0/C1 controls and bidi overrides removed) and wrapped in a
+``Content`` object, which Textual shows literally: ``[@click=app.quit]`` in a subject is just text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from rich.style import Style
+from textual.content import Content
+
+from pigeon.models import Contact, ContentBlock, Message, Recipient, RecipientType
+from pigeon.sanitize import clean, clean_line
+
+BODY_LIMIT = 200_000
+"""Characters of one text block shown; the rest is summarised (a 2 MB body stays responsive)."""
+
+
+def safe(text: object, *, style: str | Style = "") -> Content:
+    """Untrusted text as literal content, cleaned of control sequences."""
+    return Content.styled(clean(text), style) if style else Content(clean(text))
+
+
+def safe_line(text: object, *, limit: int | None = None, style: str | Style = "") -> Content:
+    """One line of untrusted text as literal content."""
+    value = clean_line(text, limit=limit)
+    return Content.styled(value, style) if style else Content(value)
+
+
+# --- times and sizes ---------------------------------------------------------------------------------------
+
+
+def relative_time(moment: datetime | None, now: datetime) -> str:
+    """A short, human time: ``now``, ``5m``, ``3h``, ``Mon``, ``Nov 3``, ``2024``."""
+    if moment is None:
+        return ""
+    moment = moment.astimezone(UTC)
+    delta = now - moment
+    if delta < timedelta(minutes=1):
+        return "now"
+    if delta < timedelta(hours=1):
+        return f"{int(delta.total_seconds() // 60)}m"
+    if delta < timedelta(hours=24):
+        return f"{int(delta.total_seconds() // 3600)}h"
+    if delta < timedelta(days=6):
+        return moment.strftime("%a")
+    if moment.year == now.year:
+        return f"{moment.strftime('%b')} {moment.day}"
+    return str(moment.year)
+
+
+def full_time(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%a %d %b %Y %H:%M UTC") if moment else ""
+
+
+def human_size(size: int | None) -> str:
+    if size is None or size < 0:
+        return "size unknown"
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+# --- people ------------------------------------------------------------------------------------------------
+
+
+def contact_name(contact: Contact | None, fallback: str | None = None) -> str:
+    if contact is not None and contact.name:
+        return contact.name
+    return fallback or ""
+
+
+def sender_name(message: Message, contacts: dict[str, Contact] | None = None) -> str:
+    sender = message.sender
+    if sender is None:
+        return "(unknown sender)"
+    contact = sender.contact or (contacts or {}).get(sender.contact_id or "")
+    return contact_name(contact, sender.raw_address or sender.contact_id) or "(unknown sender)"
+
+
+RECIPIENT_LABELS = {
+    RecipientType.TO: "To",
+    RecipientType.CC: "Cc",
+    RecipientType.BCC: "Bcc",
+    RecipientType.UNSPECIFIED: "To",
+}
+
+
+def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]) -> list[tuple[str, list[str]]]:
+    """``[("To", [names]), ("Cc", [...]), ...]`` in a stable order; unknown types keep their own label."""
+    groups: dict[str, list[str]] = {}
+    for recipient in recipients:
+        label = RECIPIENT_LABELS.get(recipient.type) if recipient.type else "To"  # type: ignore[arg-type]
+        label = label or clean_line(str(recipient.type).removeprefix("RECIPIENT_TYPE_").title())
+        name = contact_name(contacts.get(recipient.contact_id or ""), recipient.raw_address or recipient.contact_id)
+        groups.setdefault(label, []).append(name or "(unknown)")
+    order = {"To": 0, "Cc": 1, "Bcc": 2}
+    return sorted(groups.items(), key=lambda item: order.get(item[0], 3))
+
+
+# --- bodies ------------------------------------------------------------------------------------------------
+
+
+_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]+)\)")
+
+
+def html_to_text(html: str) -> str:
+    """Readable text from HTML (inscriptis: hidden elements, scripts and styles dropped, tables aligned), with
+    links as numbered footnotes that show their real targets."""
+    from inscriptis import get_text
+    from inscriptis.model.config import ParserConfig
+
+    text = get_text(html, ParserConfig(display_links=True))
+    targets: list[str] = []
+
+    def footnote(match: re.Match[str]) -> str:
+        label, target = match.group(1).strip(), match.group(2)
+        if target not in targets:
+            targets.append(target)
+        number = targets.index(target) + 1
+        return f"{label} [{number}]" if label and label != target else f"{target} [{number}]"
+
+    text = _LINK.sub(footnote, text).strip()
+    if targets:
+        text += "\n\nLinks:\n" + "\n".join(f"[{n}] {target}" for n, target in enumerate(targets, 1))
+    return text
+
+
+def is_attachment(block: ContentBlock) -> bool:
+    """A block shown as an attachment: one with a filename, or a MIME type that is not text."""
+    if block.filename:
+        return True
+    mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
+    return not (mime.startswith("text/") or mime in {"", "application/json"})
+
+
+def attachment_bytes(block: ContentBlock) -> bytes:
+    """The attachment's bytes: base64 when the block's metadata says so, else the text itself."""
+    content = block.content or ""
+    if (block.metadata or {}).get("encoding") == "base64":
+        try:
+            return base64.b64decode(content, validate=False)
+        except (binascii.Error, ValueError):
+            pass
+    return content.encode()
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A run of quoted lines (``> ...``) with the attribution line before it, if any."""
+
+    lines: list[str]
+
+
+def split_quotes(text: str) -> list[str | Quoted]:
+    """Text split into plain runs and quoted runs, so the reader can fold the quotes."""
+    parts: list[str | Quoted] = []
+    plain: list[str] = []
+    quoted: list[str] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        is_quote = line.startswith(">")
+        attribution = (
+            not is_quote
+            and line.rstrip().endswith("wrote:")
+            and index + 1 < len(lines)
+            and lines[index + 1].startswith(">")
+        )
+        if is_quote or attribution:
+            if plain:
+                parts.append("\n".join(plain))
+                plain = []
+            quoted.append(line)
+        else:
+            if quoted:
+                parts.append(Quoted(quoted))
+                quoted = []
+            plain.append(line)
+    if plain:
+        parts.append("\n".join(plain))
+    if quoted:
+        parts.append(Quoted(quoted))
+    return parts
+
+
+def limit_text(text: str, limit: int = BODY_LIMIT) -> tuple[str, int]:
+    """``text`` cut to ``limit`` characters, and how many were left out."""
+    if len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit
+
+
+def thread_depths(messages: list[Message]) -> dict[str, int]:
+    """Reply depth of each message from ``parent_id`` (0 for a message whose parent is not in the thread)."""
+    by_id = {m.id: m for m in messages if m.id}
+    depths: dict[str, int] = {}
+    for message in messages:
+        depth, seen, current = 0, set(), message
+        while current.parent_id and current.parent_id in by_id and current.parent_id not in seen:
+            seen.add(current.parent_id)
+            depth += 1
+            current = by_id[current.parent_id]
+        if message.id:
+            depths[message.id] = depth
+    return depths

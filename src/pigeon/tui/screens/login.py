@@ -1,0 +1,95 @@
+"""The login screen: service URL and token (masked), checked against the service before it is kept."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from pigeon.api import ConnectionFailed, InvalidInput, PigeonError, Unauthorized
+
+if TYPE_CHECKING:
+    from pigeon.tui.app import PigeonApp
+
+
+class LoginScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.quit", "Quit", id="login.quit"),
+    ]
+
+    def __init__(self, base_url: str, message: str = "") -> None:
+        super().__init__()
+        self.base_url = base_url
+        self.message = message
+
+    @property
+    def pigeon(self) -> PigeonApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog login"):
+            yield Static(Content.styled("Log in to your mail service", "bold"), markup=False)
+            yield Label("Service URL")
+            yield Input(self.base_url, placeholder="https://mail.example.com", id="base-url")
+            yield Label("Token")
+            yield Input(placeholder="your access token", password=True, id="token")
+            yield Static(Content(self.message), id="login-error", markup=False)
+            yield Button("Log in", id="login", variant="primary")
+            yield Static(Content.styled("The token is kept in your OS keyring, never in a file.", "dim"), markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#token" if self.base_url else "#base-url", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "base-url":
+            self.query_one("#token", Input).focus()
+        else:
+            self.submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.submit()
+
+    def say(self, text: str) -> None:
+        self.query_one("#login-error", Static).update(Content.styled(text, "$error"))
+
+    def submit(self) -> None:
+        base_url = self.query_one("#base-url", Input).value.strip()
+        token = self.query_one("#token", Input).value.strip()
+        if not base_url:
+            self.say("Enter the service URL.")
+            return
+        if not token:
+            self.say("Enter the token.")
+            return
+        self.query_one("#login", Button).disabled = True
+        self.query_one("#login-error", Static).update(Content.styled("Checking…", "italic"))
+        self.verify(base_url, token)
+
+    @work(exclusive=True, group="login", exit_on_error=False)
+    async def verify(self, base_url: str, token: str) -> None:
+        try:
+            client = self.pigeon.client_factory(base_url, token)
+        except InvalidInput as exc:
+            self.say(str(exc))
+            self.query_one("#login", Button).disabled = False
+            return
+        try:
+            await client.inboxes.list()
+        except Unauthorized:
+            self.say("The service refused this token. Check it and try again.")
+        except ConnectionFailed as exc:
+            self.say(f"Could not reach the service: {exc}")
+        except PigeonError as exc:
+            self.say(str(exc))
+        else:
+            await self.pigeon.logged_in(client, base_url, token)
+            return
+        await client.aclose()
+        self.query_one("#login", Button).disabled = False

@@ -1,0 +1,108 @@
+"""Small modal screens: confirm, pick an attachment, and help."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a yes/no question; dismisses with the answer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: Content, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__()
+        self.question = question
+        self.yes, self.no = yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button(self.yes, id="yes", variant="warning")
+                yield Button(self.no, id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class PickScreen(ModalScreen[int | None]):
+    """Choose one of several items (shown literally); dismisses with its index, or ``None``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="pick.cancel")]
+
+    def __init__(self, title: str, items: list[Content]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.items = items
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content.styled(self.title_text, "bold"), markup=False)
+            yield OptionList(*(Option(item, id=str(n)) for n, item in enumerate(self.items)), id="pick")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id or 0))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the context the user was in, with what it does and its binding id (for the keymap)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+        Binding("j,down", "scroll_down", "Down", id="help.down", show=False),
+        Binding("k,up", "scroll_up", "Up", id="help.up", show=False),
+    ]
+
+    def __init__(self, context: str, rows: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.context = context
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        key_width = max((len(key) for key, _, _ in self.rows), default=4) + 2
+        what_width = max((len(what) for _, what, _ in self.rows), default=4) + 2
+        lines = [
+            Content.assemble(
+                Content.styled(key.ljust(key_width), "bold $accent"),
+                what.ljust(what_width),
+                Content.styled(binding_id, "dim"),
+            )
+            for key, what, binding_id in self.rows
+        ]
+        with Vertical(classes="dialog help"):
+            yield Static(Content.styled(f"Keys: {self.context}", "bold"), markup=False)
+            with VerticalScroll(id="help-keys"):
+                yield Static(Content("\n").join(lines), markup=False)
+            yield Static(
+                Content.styled(
+                    'Remap a key in config.toml: [ui.keymap] "binding.id" = "key1,key2". Esc closes.', "dim"
+                ),
+                markup=False,
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_scroll_down(self) -> None:
+        self.query_one("#help-keys", VerticalScroll).scroll_down()
+
+    def action_scroll_up(self) -> None:
+        self.query_one("#help-keys", VerticalScroll).scroll_up()

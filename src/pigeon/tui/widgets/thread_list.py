@@ -1,0 +1,292 @@
+"""A virtual thread list on Textual's Line API.
+
+Only the lines on screen are rendered, each from ``source.row(index)`` when it is first needed, and cached as a
+``Strip``; 100,000 threads cost what 40 do. Selection, scrolling, paging and mouse clicks work as in a native list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar, Protocol
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pigeon.sanitize import clean_line
+from pigeon.tui.render import relative_time
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """What one line of the list shows."""
+
+    id: str
+    who: str
+    subject: str
+    when: datetime | None
+    count: int
+    unread: bool = False
+    attachment: bool = False
+
+
+class RowSource(Protocol):
+    """Where the rows come from: a list in memory, or a table in the local store."""
+
+    def __len__(self) -> int: ...
+
+    def row(self, index: int) -> ThreadRow: ...
+
+
+class ListSource:
+    """Rows from a sequence of items, built on demand by ``make_row``."""
+
+    def __init__(self, items: Sequence[object], make_row: Callable[[object], ThreadRow]) -> None:
+        self._items = items
+        self._make_row = make_row
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def row(self, index: int) -> ThreadRow:
+        return self._make_row(self._items[index])
+
+
+class EmptySource:
+    def __len__(self) -> int:
+        return 0
+
+    def row(self, index: int) -> ThreadRow:
+        raise IndexError(index)
+
+
+WHO_WIDTH = 22
+TIME_WIDTH = 6
+COUNT_WIDTH = 4
+MARK_WIDTH = 3
+GG_WINDOW = 1.0
+
+
+class ThreadList(ScrollView, can_focus=True):
+    """The list of threads."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "thread-list--cursor",
+        "thread-list--unread",
+        "thread-list--dim",
+        "thread-list--mark",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "cursor_down", "Down", id="list.down", show=False, tooltip="Next thread"),
+        Binding("k,up", "cursor_up", "Up", id="list.up", show=False, tooltip="Previous thread"),
+        Binding("g", "g_prefix", "gg top", id="list.top", show=False, tooltip="Press g twice for the first thread"),
+        Binding("G,end", "last", "Bottom", id="list.bottom", show=False, tooltip="Last thread"),
+        Binding("home", "first", "Top", id="list.home", show=False, tooltip="First thread"),
+        Binding("pagedown,ctrl+d", "page_down", "Page down", id="list.page_down", show=False),
+        Binding("pageup,ctrl+u", "page_up", "Page up", id="list.page_up", show=False),
+        Binding("enter", "open", "Open", id="list.open", tooltip="Open the thread in the reader"),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved to another thread."""
+
+        def __init__(self, thread_list: ThreadList, index: int, row: ThreadRow) -> None:
+            super().__init__()
+            self.thread_list = thread_list
+            self.index = index
+            self.row = row
+
+    class Opened(Message):
+        """A thread was chosen (enter or double click)."""
+
+        def __init__(self, thread_list: ThreadList, index: int, row: ThreadRow) -> None:
+            super().__init__()
+            self.thread_list = thread_list
+            self.index = index
+            self.row = row
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.source: RowSource = EmptySource()
+        self._clock = clock
+        self._cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(1024)
+        self._g_pressed_at = 0.0
+
+    # --- data ------------------------------------------------------------------------------------------------
+
+    def set_source(self, source: RowSource, *, keep: str | None = None) -> None:
+        """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it."""
+        self.source = source
+        self._cache.clear()
+        self.virtual_size = Size(self._row_width, len(source))
+        index = self.cursor
+        if keep is not None:
+            index = next((i for i in range(min(len(source), 5000)) if source.row(i).id == keep), self.cursor)
+        self.cursor = max(0, min(index, len(source) - 1))
+        self.refresh()
+
+    def refresh_rows(self) -> None:
+        """The rows' data changed (read state, names learnt): render them again."""
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def current(self) -> ThreadRow | None:
+        if 0 <= self.cursor < len(self.source):
+            return self.source.row(self.cursor)
+        return None
+
+    def visible_range(self) -> range:
+        top = int(self.scroll_offset.y)
+        return range(top, min(top + self.size.height, len(self.source)))
+
+    # --- cursor ----------------------------------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.source) - 1)) if len(self.source) else 0
+
+    def watch_cursor(self, value: int) -> None:
+        self._scroll_cursor_into_view()
+        self.refresh()
+        row = self.current
+        if row is not None:
+            self.post_message(self.Highlighted(self, value, row))
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = max(self.size.height, 1)
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.source) - 1
+
+    def action_page_down(self) -> None:
+        self.cursor += max(self.size.height - 1, 1)
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(self.size.height - 1, 1)
+
+    def action_g_prefix(self) -> None:
+        now = time.monotonic()
+        if now - self._g_pressed_at <= GG_WINDOW:
+            self._g_pressed_at = 0.0
+            self.cursor = 0
+        else:
+            self._g_pressed_at = now
+
+    def action_open(self) -> None:
+        row = self.current
+        if row is not None:
+            self.post_message(self.Opened(self, self.cursor, row))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = int(self.scroll_offset.y) + offset.y
+        if 0 <= index < len(self.source):
+            self.cursor = index
+            if event.chain >= 2:
+                self.action_open()
+
+    # --- rendering -------------------------------------------------------------------------------------------
+
+    @property
+    def _row_width(self) -> int:
+        """Width of a row: the widget less its vertical scrollbar."""
+        return self.scrollable_content_region.width
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self._row_width, len(self.source))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        index = int(self.scroll_offset.y) + y
+        width = self._row_width
+        base = self.rich_style
+        if index >= len(self.source) or width <= 0:
+            return Strip.blank(width, base)
+        key = (index, width, index == self.cursor, self.has_focus)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(self.source.row(index), width, index == self.cursor)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: ThreadRow, width: int, is_cursor: bool) -> Strip:
+        base = self.rich_style
+        dim = self.get_component_rich_style("thread-list--dim", partial=True)
+        unread = self.get_component_rich_style("thread-list--unread", partial=True)
+        mark = self.get_component_rich_style("thread-list--mark", partial=True)
+        strong = unread if row.unread else Style()
+
+        when = relative_time(row.when, self._clock() if self._clock else datetime.now().astimezone())
+        count = f"({row.count})" if row.count > 1 else ""
+        subject_width = max(width - MARK_WIDTH - WHO_WIDTH - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+
+        def cell(text: str, cell_width: int, style: Style, *, right: bool = False) -> Text:
+            value = Text(text, style=style, no_wrap=True, end="")
+            value.truncate(cell_width, overflow="ellipsis", pad=not right)
+            if right:
+                value.pad_left(cell_width - value.cell_len)
+            return value
+
+        line = Text.assemble(
+            cell(("●" if row.unread else " ") + ("+" if row.attachment else " "), MARK_WIDTH, mark),
+            cell(clean_line(row.who) or "…", WHO_WIDTH, strong),
+            " ",
+            cell(clean_line(row.subject) or "(no subject)", subject_width, strong),
+            " ",
+            cell(count, COUNT_WIDTH, dim, right=True),
+            " ",
+            cell(when, TIME_WIDTH, dim, right=True),
+            no_wrap=True,
+            end="",
+        )
+        line.truncate(width, pad=True)
+        style = base + self.get_component_rich_style("thread-list--cursor") if is_cursor else base
+        segments = [
+            Segment(text, base + seg_style if seg_style else base)
+            for text, seg_style, _ in line.render(self.app.console)
+        ]
+        strip = Strip(segments).crop_extend(0, width, base)
+        if is_cursor:
+            strip = strip.apply_style(style)
+        return strip
