@@ -111,13 +111,13 @@ See the tracker: https://tracker.example.com/{project_lower}
 """
 
 NEWSLETTER = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{brand} Weekly</title>
+<html><head><meta charset="utf-8"><title>{brand}</title>
 <style>body{{font-family:sans-serif}} .preheader{{display:none}}</style>
 <script>trackOpen("{number}")</script></head>
 <body>
 <div class="preheader" style="display:none">You will not see this preheader text in Pigeon.</div>
 <table width="100%" role="presentation"><tr><td>
-<h1>{brand} Weekly #{issue}</h1>
+<h1>{brand} #{issue}</h1>
 <p>Hello {name}, here is what happened this week in the {brand} community.</p>
 <h2>Top stories</h2>
 <ul>
@@ -136,7 +136,7 @@ NEWSLETTER = """<!DOCTYPE html>
 </td></tr></table>
 </body></html>
 """
-BRANDS = ["Terminal Times", "Open Source Digest", "The Async Letter", "Data Weekly", "Design Notes"]
+BRANDS = ["Terminal Times", "Open Source Digest", "The Async Letter", "Data Digest", "Design Notes"]
 NEWSLETTER_TOPICS = ["keyboard-driven tools", "SQLite in production", "typed Python", "distributed tracing"]
 
 ATTACHMENTS = [
@@ -219,19 +219,15 @@ def _contact(fake: Faker, rng: random.Random, new_id: _Ids, now: datetime) -> di
     }
 
 
-def _fill(template: str, rng: random.Random, names: dict[str, str]) -> str:
-    project = rng.choice(PROJECTS)
-    city = rng.choice(CITIES)
+def _fill(template: str, rng: random.Random, names: dict[str, Any]) -> str:
     values = {
-        "project": project,
-        "project_lower": project.lower(),
+        "project": rng.choice(PROJECTS),
         "q": rng.randint(1, 4),
         "number": rng.randint(1000, 99999),
         "day": rng.choice(DAYS),
         "month": rng.choice(MONTHS),
         "hour": rng.randint(9, 17),
-        "city": city,
-        "city_lower": city.lower(),
+        "city": rng.choice(CITIES),
         "brand": rng.choice(BRANDS),
         "issue": rng.randint(10, 400),
         "topic": rng.choice(NEWSLETTER_TOPICS),
@@ -241,6 +237,8 @@ def _fill(template: str, rng: random.Random, names: dict[str, str]) -> str:
         "posts_before": rng.randint(5, 60),
         **names,
     }
+    values["project_lower"] = str(values["project"]).lower()
+    values["city_lower"] = str(values["city"]).lower()
     return template.format(**values)
 
 
@@ -317,14 +315,17 @@ def populate(
                 else rng.choices(range(1, 11), [30, 20, 14, 10, 8, 6, 4, 3, 3, 2])[0]
             )
             lead = cast[0]
-            names = {
+            names = {  # one project, newsletter and issue per thread, so subject and bodies agree
                 "name": lead["first_name"],
                 "other": rng.choice(people)["first_name"],
                 "company": lead["company"],
                 "title": lead["title"],
+                "project": rng.choice(PROJECTS),
+                "brand": rng.choice(BRANDS),
+                "issue": rng.randint(10, 400),
             }
             subject = {
-                "newsletter": _fill("{brand} Weekly #{issue}", rng, names),
+                "newsletter": _fill("{brand} #{issue}", rng, names),
                 "notes": _fill("{project}: weekly notes", rng, names),
                 "hostile": HOSTILE_SUBJECT,
             }.get(kind) or _fill(

@@ -134,6 +134,7 @@ class PigeonApp(App[None]):
     # --- errors: the one place ------------------------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Failures of the app's own workers; screens forward theirs here (the message does not bubble)."""
         worker = event.worker
         if event.state is WorkerState.ERROR and worker.error is not None:
             self.report(worker.error, worker.description or worker.name or "working")

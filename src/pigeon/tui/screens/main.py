@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
+from textual.worker import Worker
 
 from pigeon import locations
 from pigeon.api import PigeonError
@@ -49,9 +50,12 @@ def save_into(folder: Path, name: str | None, data: bytes, *, overwrite: bool) -
     file exists and ``overwrite`` is false."""
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.resolve()
-    target = root / attachment_filename(name)
-    if target.resolve().parent != root:
-        raise PermissionError(f"{target} is outside the download folder")
+    safe_name = attachment_filename(name)
+    target = root / safe_name
+    # The name is a bare base name, so the target sits in the folder itself; links are never followed:
+    # O_EXCL refuses an existing file or link, O_NOFOLLOW a link, and overwriting removes the entry first.
+    if target.parent != root or os.sep in safe_name or (os.altsep and os.altsep in safe_name):
+        raise PermissionError(f"{safe_name} would land outside the download folder")
     if overwrite and (target.exists() or target.is_symlink()):
         target.unlink()
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -98,6 +102,9 @@ class MainScreen(Screen[None]):
         self.watch(self.pigeon, "offline", self._offline_changed)
         self.refresh_mail()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.pigeon.on_worker_state_changed(event)
+
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
 
@@ -119,6 +126,11 @@ class MainScreen(Screen[None]):
         try:
             inboxes = await client.inboxes.list()
             threads = await client.threads.list()
+        except PigeonError:
+            self.query_one("#list-status", Static).update(
+                Content.styled("Threads could not be loaded. Press r to retry.", "$warning")
+            )
+            raise
         finally:
             self.query_one(ThreadList).loading = False
         mailbox = self.pigeon.mailbox

@@ -1,12 +1,19 @@
-"""The message reader: a thread's messages in order, safe to show whatever they contain."""
+"""The message reader: a thread's messages in order, safe to show whatever they contain.
+
+The whole thread is one ``Content`` in one ``Static``: a new page of messages, a folded quote or a resize replaces
+the content, never the widgets, so long threads stay cheap and nothing is torn down while keys arrive.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Console
 from rich.markdown import Markdown
+from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
@@ -33,10 +40,11 @@ STATUS_BADGES = {
     MessageStatus.DELIVERED: "delivered",
     MessageStatus.FAILED: "FAILED",
 }
+NEWLINE = Content("\n")
 
 
-def attachments_of(messages: list[Message]) -> list[tuple[Message, ContentBlock]]:
-    return [(m, b) for m in messages for b in sorted(m.content_blocks, key=_sequence) if is_attachment(b)]
+def _sequence(block: ContentBlock) -> int:
+    return block.sequence if block.sequence is not None else 1 << 30
 
 
 def _base_subject(subject: str | None) -> str:
@@ -46,35 +54,57 @@ def _base_subject(subject: str | None) -> str:
     return value.lower()
 
 
-def _sequence(block: ContentBlock) -> int:
-    return block.sequence if block.sequence is not None else 1 << 30
+def attachments_of(messages: list[Message]) -> list[tuple[Message, ContentBlock]]:
+    return [(m, b) for m in messages for b in sorted(m.content_blocks, key=_sequence) if is_attachment(b)]
 
 
-class MessageView(Vertical):
-    """One message: header, body blocks, attachments."""
+def markdown_content(source: str, width: int) -> Content:
+    """Markdown rendered by Rich (from tokens: nothing in it is markup) at ``width``, links shown as
+    "text (target)". ``source`` must already be cleaned of control sequences."""
+    console = Console(width=max(width, 20), color_system="truecolor", force_terminal=True, legacy_windows=False)
+    lines = console.render_lines(Markdown(source, hyperlinks=False), pad=False)
+    text = Text()
+    for number, line in enumerate(lines):
+        if number:
+            text.append("\n")
+        for segment in line:
+            if not segment.control:
+                text.append(segment.text, segment.style)
+    return Content.from_rich_text(text).rstrip()
+
+
+class ThreadView:
+    """Builds the content of a thread."""
 
     def __init__(
-        self,
-        message: Message,
-        *,
-        contacts: dict[str, Contact],
-        depth: int,
-        parent_sender: str | None,
-        show_quotes: bool,
-        attachment_numbers: dict[int, int],
-        thread_subject: str = "",
+        self, thread: Thread, messages: list[Message], contacts: dict[str, Contact], *, show_quotes: bool, width: int
     ) -> None:
-        super().__init__(classes="message")
-        self.thread_subject = thread_subject
-        self.message = message
+        self.thread = thread
+        self.messages = messages
         self.contacts = contacts
-        self.depth = depth
-        self.parent_sender = parent_sender
         self.show_quotes = show_quotes
-        self.attachment_numbers = attachment_numbers
+        self.width = width
+        self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        message = self.message
+    def render(self, progress: str = "") -> Content:
+        parts = [
+            Content.assemble(
+                safe_line(self.thread.subject or "(no subject)", style="bold"),
+                Content.styled(f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"),
+            )
+        ]
+        if progress:
+            parts.append(Content.styled(progress, "italic $accent"))
+        depths = thread_depths(self.messages)
+        by_id = {m.id: m for m in self.messages}
+        rule = Content.styled("─" * max(self.width - 2, 10), "$panel")
+        for message in self.messages:
+            parent = by_id.get(message.parent_id) if message.parent_id else None
+            parts += ["", rule, self.message(message, depths.get(message.id or "", 0), parent)]
+        return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in parts)
+
+    def message(self, message: Message, depth: int, parent: Message | None) -> Content:
+        lines: list[Content] = []
         header = Content.assemble(
             safe_line(sender_name(message, self.contacts), style="bold"),
             "  ",
@@ -82,32 +112,29 @@ class MessageView(Vertical):
         )
         badge = STATUS_BADGES.get(message.status) if message.direction == MessageDirection.OUTBOUND else None  # type: ignore[arg-type]
         if badge:
-            header = header + Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
-        yield Static(header, classes="message-from", markup=False)
-        lines: list[Content] = []
-        if self.parent_sender and self.depth:
-            lines.append(Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(self.parent_sender)))
+            header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
+        lines.append(header)
+        if parent is not None and depth:
+            lines.append(
+                Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
+            )
         for label, names in recipients_by_type(message.recipients, self.contacts):
             lines.append(Content.assemble(Content.styled(f"{label}: ", "dim"), safe_line(", ".join(names))))
-        if message.subject and _base_subject(message.subject) != _base_subject(self.thread_subject):
+        if message.subject and _base_subject(message.subject) != _base_subject(self.thread.subject):
             lines.append(Content.assemble(Content.styled("Subject: ", "dim"), safe_line(message.subject)))
-        if lines:
-            yield Static(Content("\n").join(lines), classes="message-meta", markup=False)
 
         blocks = sorted(message.content_blocks, key=_sequence)
-        attachments = []
-        for block in blocks:
-            if is_attachment(block):
-                attachments.append(block)
-                continue
-            yield from self._body(block)
-        if not any(not is_attachment(b) for b in blocks):
-            yield Static(Content.styled("(no text)", "dim"), classes="message-body")
-        if attachments:
-            rows = []
-            for block in attachments:
+        texts = [b for b in blocks if not is_attachment(b)]
+        files = [b for b in blocks if is_attachment(b)]
+        for block in texts:
+            lines += ["", *self.body(block)]
+        if not texts:
+            lines += ["", Content.styled("(no text)", "dim")]
+        if files:
+            lines += ["", Content.styled("Attachments (a to save)", "bold")]
+            for block in files:
                 number = self.attachment_numbers.get(id(block), 0)
-                rows.append(
+                lines.append(
                     Content.assemble(
                         Content.styled(f" {number} ", "reverse"),
                         " ",
@@ -117,39 +144,28 @@ class MessageView(Vertical):
                         ),
                     )
                 )
-            yield Static(
-                Content.styled("Attachments (a to save)\n", "bold") + Content("\n").join(rows),
-                classes="message-attachments",
-                markup=False,
-            )
+        return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in lines)
 
-    def _body(self, block: ContentBlock):  # type: ignore[no-untyped-def]
+    def body(self, block: ContentBlock) -> list[Content]:
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
         raw = block.content or ""
         text = html_to_text(raw) if mime == "text/html" else raw
         text, left_out = limit_text(clean(text))
+        out: list[Content] = []
         if mime == "text/markdown":
-            # Rich renders markdown from tokens (no markup is interpreted); links are shown as "text (target)".
-            yield Static(Markdown(text, hyperlinks=False), classes="message-body markdown")
+            out.append(markdown_content(text, self.width))
         else:
             for part in split_quotes(text):
                 if isinstance(part, Quoted):
                     if self.show_quotes:
-                        yield Static(safe("\n".join(part.lines)), classes="message-quote", markup=False)
+                        out.append(safe("\n".join(part.lines), style="$text-muted"))
                     else:
-                        yield Static(
-                            Content.styled(f"┄ {len(part.lines)} quoted lines (t to show) ┄", "dim italic"),
-                            classes="message-quote folded",
-                            markup=False,
-                        )
+                        out.append(Content.styled(f"┄ {len(part.lines)} quoted lines (t to show) ┄", "dim italic"))
                 elif part.strip():
-                    yield Static(safe(part.strip("\n")), classes="message-body", markup=False)
+                    out.append(safe(part.strip("\n")))
         if left_out:
-            yield Static(
-                Content.styled(f"… {left_out:,} more characters not shown", "italic $warning"),
-                classes="message-body",
-                markup=False,
-            )
+            out.append(Content.styled(f"… {left_out:,} more characters not shown", "italic $warning"))
+        return out
 
 
 class Reader(VerticalScroll, can_focus=True):
@@ -165,74 +181,62 @@ class Reader(VerticalScroll, can_focus=True):
         Binding("a", "save_attachment", "Save attachment", id="reader.save", tooltip="Save an attachment"),
     ]
 
+    EMPTY = Content.styled("Select a thread to read it.", "dim")
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.thread: Thread | None = None
         self.messages: list[Message] = []
         self.contacts: dict[str, Contact] = {}
         self.show_quotes = False
-        self.progress: str = ""
+        self.progress = ""
+        self._width = 0
 
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(Content.styled("Select a thread to read it.", "dim"), id="reader-empty", markup=False)
+        yield Static(self.EMPTY, id="reader-content", markup=False)
 
     @property
     def attachments(self) -> list[tuple[Message, ContentBlock]]:
         return attachments_of(self.messages)
 
+    @property
+    def text(self) -> str:
+        """What the reader shows, as plain text (for tests and accessibility tools)."""
+        return self.query_one("#reader-content", Static).visual.plain  # type: ignore[union-attr]
+
     def show(
         self, thread: Thread, messages: list[Message], contacts: dict[str, Contact], *, progress: str = ""
     ) -> None:
-        """Show ``messages`` of ``thread`` (again, when more pages arrived)."""
+        """Show ``messages`` of ``thread`` (again, when more pages arrived: the scroll position is kept)."""
         same = self.thread is not None and self.thread.id == thread.id
         self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
-        self._rebuild(keep_scroll=same)
+        self._render_thread()
+        if not same:
+            self.scroll_home(animate=False)
 
     def clear(self) -> None:
         self.thread, self.messages, self.progress = None, [], ""
-        self._rebuild(keep_scroll=False)
+        self._render_thread()
 
     def action_toggle_quotes(self) -> None:
         self.show_quotes = not self.show_quotes
-        self._rebuild(keep_scroll=True)
+        self._render_thread()
 
     def action_save_attachment(self) -> None:
         self.screen.action_save_attachment()  # type: ignore[attr-defined]
 
-    def _rebuild(self, *, keep_scroll: bool) -> None:
-        scroll = self.scroll_y if keep_scroll else 0
-        with self.app.batch_update():
-            self.remove_children()
-            if self.thread is None:
-                self.mount(
-                    Static(Content.styled("Select a thread to read it.", "dim"), id="reader-empty", markup=False)
-                )
-                return
-            title = safe_line(self.thread.subject or "(no subject)", style="bold")
-            count = Content.styled(
-                f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"
-            )
-            widgets = [Static(title + count, id="reader-title", markup=False)]
-            if self.progress:
-                widgets.append(Static(Content.styled(self.progress, "italic $accent"), id="reader-progress"))
-            depths = thread_depths(self.messages)
-            by_id = {m.id: m for m in self.messages}
-            numbers = {id(block): n for n, (_, block) in enumerate(self.attachments, 1)}
-            for message in self.messages:
-                parent = by_id.get(message.parent_id) if message.parent_id else None
-                widgets.append(
-                    MessageView(
-                        message,
-                        contacts=self.contacts,
-                        depth=depths.get(message.id or "", 0),
-                        parent_sender=sender_name(parent, self.contacts) if parent else None,
-                        show_quotes=self.show_quotes,
-                        attachment_numbers=numbers,
-                        thread_subject=self.thread.subject or "",
-                    )
-                )
-            self.mount_all(widgets)
-        if keep_scroll:
-            self.call_after_refresh(self.scroll_to, y=scroll, animate=False)
-        else:
-            self.scroll_home(animate=False)
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            self._width = width
+            if self.thread is not None:
+                self._render_thread()
+
+    def _render_thread(self) -> None:
+        static = self.query_one("#reader-content", Static)
+        if self.thread is None:
+            static.update(self.EMPTY)
+            return
+        width = self.scrollable_content_region.width or 80
+        view = ThreadView(self.thread, self.messages, self.contacts, show_quotes=self.show_quotes, width=width - 1)
+        static.update(view.render(self.progress))

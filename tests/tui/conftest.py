@@ -1,0 +1,87 @@
+"""The app against the reference service in-process, with a frozen clock."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+import httpx
+import pytest
+from textual.notifications import Notify
+from textual.pilot import Pilot
+
+from pigeon.api import PigeonClient
+from pigeon.config import Config, load_config
+from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.server.conftest import NOW, Service, make_service
+
+SIZE = (160, 45)
+BASE = "http://service.test"
+
+
+def frozen_clock() -> datetime:
+    return NOW
+
+
+def asgi_factory(service: Service) -> Callable[[str, str], PigeonClient]:
+    def factory(base_url: str, token: str) -> PigeonClient:
+        http = httpx.AsyncClient(transport=httpx.ASGITransport(app=service.app))
+        return PigeonClient(base_url, token, http_client=http, max_retries=0)
+
+    return factory
+
+
+def pigeon_for(service: Service, *, token: str | None = None, config: Config | None = None, **kwargs) -> PigeonApp:
+    """The app on ``service``: logged in as alice unless ``token=""`` (then it opens on login)."""
+    config = config or load_config(base_url=BASE)
+    token = service.alice.token if token is None else token
+    return make_app(config, token=token or None, client_factory=asgi_factory(service), clock=frozen_clock, **kwargs)
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    made = make_service()
+    yield made
+    made.db.close()
+
+
+async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, rounds: int = 200) -> None:
+    """Let workers finish and the screen catch up; with ``until``, keep going until it holds."""
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if until is None or until():
+            return
+    raise AssertionError("the app did not reach the expected state")
+
+
+async def loaded(pilot: Pilot, app: PigeonApp) -> ThreadList:
+    threads = app.screen.query_one(ThreadList)
+    await settle(pilot, app, lambda: len(threads.source) > 0)
+    return threads
+
+
+_TEXT = re.compile(r'<text[^>]*\by="([0-9.]+)"[^>]*>(.*?)</text>', re.DOTALL)
+
+
+class Notes(list):
+    """The notifications an app showed, caught through ``run_test(message_hook=...)``."""
+
+    def __call__(self, message: object) -> None:
+        if isinstance(message, Notify):
+            self.append(message.notification)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{n.title}: {n.message}" for n in self)
+
+
+def screen_text(app: PigeonApp) -> str:
+    """Everything on screen as plain text, one line per row, read from Textual's own screenshot export."""
+    rows: dict[float, list[str]] = {}
+    for y, chunk in _TEXT.findall(app.export_screenshot()):
+        rows.setdefault(float(y), []).append(html.unescape(re.sub(r"<[^>]+>", "", chunk)))
+    return "\n".join("".join(parts).replace("\xa0", " ") for _, parts in sorted(rows.items()))

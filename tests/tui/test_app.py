@@ -1,0 +1,270 @@
+"""The app driven with Pilot against the reference service in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from textual.command import CommandPalette
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.tui.app import make_app
+from pigeon.tui.screens.login import LoginScreen
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import HelpScreen
+from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.keyrings import MemoryKeyring
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, screen_text, settle
+
+
+async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        assert len(threads.source) == 25
+        inboxes = app.screen.query_one(InboxList)
+        assert inboxes.option_count == 5  # all inboxes + four
+        team = next(i for i in app.mailbox.inboxes if i.display_name == "Team")
+        app.go_to_inbox(team.id)
+        await settle(pilot, app)
+        assert 0 < len(threads.source) < 25
+        assert all(
+            threads.source.row(i).id in {t.id for t in app.mailbox.threads_in(team.id)}
+            for i in range(len(threads.source))
+        )
+        await pilot.press("j", "enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages) and not reader.progress)
+        opened = reader.thread
+        assert opened is not None
+        assert opened.id == threads.current.id  # type: ignore[union-attr]
+        assert len(reader.messages) == opened.message_count
+        assert app.focused is reader
+        first = reader.messages[0]
+        sender = first.sender.contact.name if first.sender and first.sender.contact else first.sender.raw_address  # type: ignore[union-attr]
+        assert sender in reader.text
+        assert threads.current.unread is False  # type: ignore[union-attr]
+        await pilot.press("escape")
+        assert app.focused is threads
+
+
+async def test_a_thread_of_250_messages_shows_them_all(service: Service) -> None:
+    threads_now, _ = service.db.list_threads(service.alice.id, page_size=500, page_token=None)
+    big = threads_now[0]
+    for n in range((big.message_count or 0), 250):
+        service.add_message(service.alice, big.id or "", subject=f"message {n}")
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        index = next(i for i in range(len(threads.source)) if threads.source.row(i).id == big.id)
+        threads.cursor = index
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: len(reader.messages) == 250 and not reader.progress)
+        assert len({m.id for m in reader.messages}) == 250
+        assert "250 of 250" in reader.text
+
+
+async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        word = threads.source.row(0).subject.split()[0]
+        await pilot.press("slash", *word)
+        await settle(pilot, app)
+        narrowed = len(threads.source)
+        assert 0 < narrowed < 25
+        assert all(word.lower() in threads.source.row(i).subject.lower() for i in range(narrowed))
+        await pilot.press("enter")
+        assert app.focused is threads
+        assert len(threads.source) == narrowed
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert len(threads.source) == 25
+
+
+async def test_keys_move_the_cursor_and_the_mouse_selects(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        await pilot.press("j", "j", "j")
+        assert threads.cursor == 3
+        await pilot.press("k")
+        assert threads.cursor == 2
+        await pilot.press("G")
+        assert threads.cursor == 24
+        await pilot.press("g", "g")
+        assert threads.cursor == 0
+        await pilot.click(ThreadList, offset=(10, 5))
+        assert threads.cursor == 5
+        await pilot.click(ThreadList, offset=(10, 6), times=2)
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: reader.thread is not None)
+        assert reader.thread.id == threads.source.row(6).id  # type: ignore[union-attr]
+
+
+async def test_help_lists_the_keys_of_the_focused_context(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        ids = {binding_id for _, _, binding_id in app.screen.rows}
+        assert {"list.down", "list.open", "main.filter", "app.quit"} <= ids
+        assert "reader.quotes" not in ids
+        assert app.screen.context == "thread list"
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.press("question_mark")
+        assert {"reader.quotes", "reader.save"} <= {binding_id for _, _, binding_id in app.screen.rows}  # type: ignore[attr-defined]
+
+
+async def test_the_palette_offers_actions_and_jumps_to_an_inbox(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"inbox Billing")
+        await settle(pilot, app)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        billing = next(i for i in app.mailbox.inboxes if i.display_name == "Billing")
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.inbox_id == billing.id
+
+
+async def test_a_keymap_in_the_config_remaps_keys(service: Service, isolated_environment: Path) -> None:
+    path = isolated_environment / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('[ui.keymap]\n"list.down" = "n"\n"main.refresh" = "ctrl+r"\n')
+    app = pigeon_for(service, config=load_config(base_url=BASE))
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        await pilot.press("n", "n")
+        assert threads.cursor == 2
+        await pilot.press("j")
+        assert threads.cursor == 2  # j no longer moves: the binding was remapped
+
+
+async def test_login_checks_the_token_and_keeps_it_in_the_keyring(
+    service: Service, memory_keyring: MemoryKeyring, isolated_environment: Path
+) -> None:
+    app = pigeon_for(service, token="")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, LoginScreen)
+        await pilot.click("#token")
+        await pilot.press(*"wrong-token", "enter")
+        await settle(pilot, app, lambda: "refused" in screen_text(app))
+        assert isinstance(app.screen, LoginScreen)
+        assert memory_keyring.secrets == {}
+        app.screen.query_one("#token").value = service.alice.token  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await loaded(pilot, app)
+    assert memory_keyring.secrets == {("pigeon", "default"): service.alice.token}
+    config_text = (isolated_environment / "config" / "config.toml").read_text()
+    assert BASE in config_text
+    assert service.alice.token not in config_text
+
+
+async def test_a_rejected_token_sends_the_user_to_login(service: Service) -> None:
+    app = pigeon_for(service, token="pgn_expired")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: isinstance(app.screen, LoginScreen))
+        assert "refused the token" in screen_text(app)
+
+
+async def test_a_500_is_a_notification_and_the_app_keeps_working(service: Service) -> None:
+    failing = {"on": True}
+
+    async def flaky(request: httpx.Request) -> httpx.Response:
+        if failing["on"] and request.url.path == "/v1/threads":
+            return httpx.Response(500, json={"title": "Internal Server Error", "status": 500, "detail": "db on fire"})
+        transport = httpx.ASGITransport(app=service.app)
+        return await transport.handle_async_request(request)
+
+    client = PigeonClient(
+        BASE, service.alice.token, http_client=httpx.AsyncClient(transport=httpx.MockTransport(flaky)), max_retries=0
+    )
+    app = make_app(load_config(base_url=BASE), client=client, clock=frozen_clock)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await settle(pilot, app, lambda: bool(notes))
+        assert "500" in notes.text
+        assert "db on fire" in notes.text
+        assert "could not be loaded" in screen_text(app)
+        assert isinstance(app.screen, MainScreen)
+        failing["on"] = False
+        await pilot.press("r")
+        threads = await loaded(pilot, app)
+        assert len(threads.source) == 25
+
+
+async def test_a_dead_server_shows_an_offline_notice_and_keeps_loaded_mail(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
+        app._client = dead
+        await pilot.press("escape", "r")
+        await settle(pilot, app, lambda: app.offline)
+        assert "Offline: cannot reach http://127.0.0.1:9" in screen_text(app)
+        assert "r to retry" in notes.text
+        assert len(threads.source) == 25  # what was loaded stays
+        await pilot.press("j", "enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)  # still answering keys, no traceback
+        await dead.aclose()
+
+
+async def test_theme_choice_is_remembered_in_the_config(service: Service, isolated_environment: Path) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.theme = "nord"
+        await settle(pilot, app)
+    assert load_config().ui.theme == "nord"
+    again = pigeon_for(service, config=load_config(base_url=BASE))
+    assert again.theme == "nord"
+
+
+async def test_narrow_terminals_stack_the_list_above_the_reader_and_zoom_works(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await loaded(pilot, app)
+        assert app.screen.has_class("narrow")
+        threads, reader = app.screen.query_one("#list-pane"), app.screen.query_one(Reader)
+        assert threads.region.y < reader.region.y
+        assert threads.region.x == reader.region.x
+        await pilot.press("f")
+        await settle(pilot, app)
+        assert app.screen.has_class("zoomed")
+        assert reader.region.width >= 95
+        assert app.focused is reader
+        await pilot.press("escape")
+        assert not app.screen.has_class("zoomed")
+
+
+@pytest.mark.parametrize("width", [160, 119])
+async def test_resizing_keeps_every_pane_visible(service: Service, width: int) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await loaded(pilot, app)
+        for selector in ("#inboxes", "#list-pane", "#reader"):
+            region = app.screen.query_one(selector).region
+            assert region.width > 10
+            assert region.height > 5
