@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import uvicorn
@@ -97,15 +98,22 @@ def start_demo(
 
     Nothing is written to disk; everything is gone after :meth:`DemoService.stop`.
     """
-    db = Database(":memory:")
-    account_id = db.ensure_account("demo")
-    populate(db, account_id, threads=threads, **({"seed": seed} if seed is not None else {}))
-    token = db.create_token(account_id)
+    db, token = demo_database(threads=threads, seed=seed)
     settings = ServerSettings(
         allow_private_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
         background=[live_traffic(live_interval, seed=seed)] if live else [],
     )
     return DemoService(start_in_thread(create_app(db, settings), db=db), token)
+
+
+def demo_database(
+    *, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None
+) -> tuple[Database, str]:
+    """An in-memory database with one ``demo`` account full of demo mail, and a token for it."""
+    db = Database(":memory:")
+    account_id = db.ensure_account("demo")
+    populate(db, account_id, threads=threads, now=now, **({"seed": seed} if seed is not None else {}))
+    return db, db.create_token(account_id)
 
 
 def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:

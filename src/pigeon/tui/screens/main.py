@@ -308,7 +308,9 @@ class MainScreen(Screen[None]):
             "inboxes": "inboxes",
             "filter": "filter",
         }.get(focused.id if focused and focused.id else "", "Pigeon")
-        self.app.push_screen(HelpScreen(context, sorted(rows, key=lambda r: r[2] or r[1])))
+        # Pigeon's own keys first (they have ids, for the keymap), then Textual's built-in ones.
+        rows.sort(key=lambda row: (not row[2], row[2] or row[1]))
+        self.app.push_screen(HelpScreen(context, rows))
 
     # --- attachments -----------------------------------------------------------------------------------------
 

@@ -15,13 +15,13 @@ from pigeon.tui.render import safe_line
 
 STATUS_LABELS = {
     InboxStatus.INACTIVE: "off",
-    InboxStatus.PENDING_VERIFICATION: "unverified",
+    InboxStatus.PENDING_VERIFICATION: "pending",
     InboxStatus.FAILED: "failed",
 }
 
 
 def inbox_prompt(label: str, unread: int, status: object = InboxStatus.ACTIVE) -> Content:
-    parts = [safe_line(label, limit=16)]
+    parts = [safe_line(label, limit=14)]
     if status != InboxStatus.ACTIVE:
         text = STATUS_LABELS.get(status, str(status).lower())  # type: ignore[call-overload]
         parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))

@@ -281,12 +281,10 @@ class ThreadList(ScrollView, can_focus=True):
             end="",
         )
         line.truncate(width, pad=True)
-        style = base + self.get_component_rich_style("thread-list--cursor") if is_cursor else base
+        # The cursor's background must sit under every cell, so it goes into the row's base style.
+        row_base = base + self.get_component_rich_style("thread-list--cursor") if is_cursor else base
         segments = [
-            Segment(text, base + seg_style if seg_style else base)
+            Segment(text, row_base + seg_style if seg_style else row_base)
             for text, seg_style, _ in line.render(self.app.console)
         ]
-        strip = Strip(segments).crop_extend(0, width, base)
-        if is_cursor:
-            strip = strip.apply_style(style)
-        return strip
+        return Strip(segments).crop_extend(0, width, row_base)

@@ -1,0 +1,163 @@
+"""Render screenshots/*.svg from the demo data at a fixed size and a fixed time.
+
+    uv run python scripts/screenshots.py
+
+The same scenes drive the snapshot tests (tests/tui/test_snapshots.py), so what the README shows is what the tests
+check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from textual.pilot import Pilot
+
+from pigeon.api import PigeonClient
+from pigeon.config import Config, UIConfig, load_config
+from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.run import demo_database
+from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+
+SIZE = (160, 45)
+NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+SEED = 20261120
+THREADS = 120
+BASE = "http://demo.pigeon"
+OUT = Path(__file__).resolve().parent.parent / "screenshots"
+
+
+def frozen_clock() -> datetime:
+    return NOW
+
+
+def scene_app(*, logged_in: bool = True) -> PigeonApp:
+    """The app on a fresh, seeded demo service reached in-process; nothing is read from or written to disk."""
+    db, token = demo_database(threads=THREADS, seed=SEED, now=NOW)
+    service = create_app(db, ServerSettings(deliver_webhooks=False))
+
+    def factory(base_url: str, value: str) -> PigeonClient:
+        return PigeonClient(base_url, value, http_client=httpx.AsyncClient(transport=httpx.ASGITransport(app=service)))
+
+    base = load_config(base_url=BASE)
+    config = Config(base.path, base.profile, BASE, "screenshots", UIConfig(), base.settings)
+    return make_app(
+        config,
+        token=token if logged_in else None,
+        client_factory=factory,
+        remember_token=False,
+        save_settings=False,
+        clock=frozen_clock,
+    )
+
+
+async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, rounds: int = 300) -> None:
+    app = pilot.app
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if until():
+            return
+    raise RuntimeError("the scene did not settle")
+
+
+async def mail_loaded(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    threads = app.screen.query_one(ThreadList)
+    await settle(pilot, lambda: len(threads.source) > 0)
+    visible = [threads.source.row(i).id for i in threads.visible_range()]
+    await settle(pilot, lambda: all(t in app.mailbox.summaries for t in visible))
+
+
+async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    threads = app.screen.query_one(ThreadList)
+    wanted = pick(app)
+    threads.cursor = next(i for i in range(len(threads.source)) if threads.source.row(i).id == wanted)
+    await pilot.press("enter")
+    reader = app.screen.query_one(Reader)
+    await settle(pilot, lambda: bool(reader.messages) and not reader.progress)
+    await pilot.pause()
+
+
+def longest_conversation(app: PigeonApp) -> str:
+    return max(app.mailbox.threads[:30], key=lambda t: t.message_count or 0).id or ""
+
+
+def newsletter(app: PigeonApp) -> str:
+    for thread_id, messages in app.mailbox.messages.items():
+        if any(b.mime_type == "text/html" for m in messages for b in m.content_blocks):
+            return thread_id
+    raise LookupError("no newsletter among the loaded threads")
+
+
+async def main_view(pilot: Pilot) -> None:
+    await open_thread(pilot, longest_conversation)
+
+
+async def reader_html(pilot: Pilot) -> None:
+    await open_thread(pilot, newsletter)
+
+
+async def help_screen(pilot: Pilot) -> None:
+    await mail_loaded(pilot)
+    await pilot.press("question_mark")
+    await pilot.pause()
+
+
+async def palette(pilot: Pilot) -> None:
+    await mail_loaded(pilot)
+    await pilot.press("ctrl+p", *"inbox")
+    await pilot.pause(0.5)
+    await settle(pilot)
+
+
+async def login(pilot: Pilot) -> None:
+    await settle(pilot)
+    for box in pilot.app.screen.query("Input"):
+        box.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+@dataclass(frozen=True)
+class Scene:
+    run_before: Callable[[Pilot], Awaitable[None]]
+    logged_in: bool = True
+    size: tuple[int, int] = SIZE
+
+
+SCENES: dict[str, Scene] = {
+    "main": Scene(main_view),
+    "reader-html": Scene(reader_html),
+    "help": Scene(help_screen),
+    "palette": Scene(palette),
+    "login": Scene(login, logged_in=False),
+    "narrow": Scene(main_view, size=(110, 40)),
+}
+
+
+async def render(name: str, scene: Scene) -> Path:
+    app = scene_app(logged_in=scene.logged_in)
+    async with app.run_test(size=scene.size) as pilot:
+        await scene.run_before(pilot)
+        OUT.mkdir(exist_ok=True)
+        path = OUT / f"{name}.svg"
+        app.save_screenshot(filename=path.name, path=str(OUT))
+    return path
+
+
+async def main(names: list[str]) -> None:
+    for name in names or list(SCENES):
+        print(await render(name, SCENES[name]))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))
