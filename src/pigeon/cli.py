@@ -391,8 +391,12 @@ def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
     from pigeon.tui.app import make_app
 
     config = _config(args)
-    token, _ = credentials.resolve_token(config.profile)
-    make_app(config, token=token, remember_token=not credentials.env_token()).run()
+    try:
+        token, _ = credentials.resolve_token(config.profile)
+        problem = ""
+    except credentials.CredentialsError as exc:  # no keyring: log in for this session, and say why
+        token, problem = None, str(exc)
+    make_app(config, token=token, remember_token=not credentials.env_token(), login_message=problem).run()
     return EXIT_OK
 
 

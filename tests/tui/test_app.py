@@ -268,3 +268,22 @@ async def test_resizing_keeps_every_pane_visible(service: Service, width: int) -
             region = app.screen.query_one(selector).region
             assert region.width > 10
             assert region.height > 5
+
+
+async def test_without_a_keyring_login_works_for_the_session_and_says_so(service: Service) -> None:
+    import keyring
+    from keyring.backends import fail
+
+    from pigeon.credentials import NO_BACKEND_HELP
+
+    keyring.set_keyring(fail.Keyring())
+    app = pigeon_for(service, token="", login_message=NO_BACKEND_HELP)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await settle(pilot, app)
+        assert "No usable OS keyring" in screen_text(app)
+        app.screen.query_one("#token").value = service.alice.token  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await loaded(pilot, app)
+        assert "this session only" in notes.text

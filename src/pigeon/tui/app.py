@@ -55,8 +55,10 @@ class PigeonApp(App[None]):
         remember_token: bool = True,
         save_settings: bool = True,
         clock: Callable[[], datetime] | None = None,
+        login_message: str = "",
     ) -> None:
         super().__init__()
+        self.login_message = login_message
         self.config = config
         self._client = client
         self.client_factory: ClientFactory = client_factory or (lambda base_url, token: PigeonClient(base_url, token))
@@ -80,7 +82,7 @@ class PigeonApp(App[None]):
         if self.config.ui.keymap:
             self.set_keymap(self.config.ui.keymap)
         if self._client is None:
-            self.push_screen(LoginScreen(self.config.base_url))
+            self.push_screen(LoginScreen(self.config.base_url, self.login_message))
         else:
             self.push_screen(MainScreen())
 
@@ -214,6 +216,7 @@ def make_app(
     remember_token: bool = True,
     save_settings: bool = True,
     clock: Callable[[], datetime] | None = None,
+    login_message: str = "",
 ) -> PigeonApp:
     """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
     factory = client_factory or (lambda base_url, value: PigeonClient(base_url, value))
@@ -226,4 +229,5 @@ def make_app(
         remember_token=remember_token,
         save_settings=save_settings,
         clock=clock,
+        login_message=login_message,
     )

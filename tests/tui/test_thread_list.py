@@ -1,0 +1,75 @@
+"""The virtual thread list: cost follows the screen, not the mailbox."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from textual.app import App, ComposeResult
+
+from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+class CountingSource:
+    """100,000 rows that count how many of them were asked for."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.asked: set[int] = set()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def row(self, index: int) -> ThreadRow:
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        self.asked.add(index)
+        return ThreadRow(
+            id=f"t{index}",
+            who=f"Sender {index}",
+            subject=f"Subject {index}",
+            when=NOW - timedelta(minutes=index),
+            count=1,
+        )
+
+
+class ListApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ThreadList(id="threads", clock=lambda: NOW)
+
+
+async def test_a_huge_list_renders_only_what_is_on_screen() -> None:
+    app = ListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(ThreadList)
+        source = CountingSource(100_000)
+        threads.set_source(source)
+        threads.focus()
+        await pilot.pause()
+        assert threads.virtual_size.height == 100_000
+        first_screen = len(source.asked)
+        assert 0 < first_screen <= 2 * threads.size.height
+        await pilot.press("G")
+        await pilot.pause()
+        assert threads.cursor == 99_999
+        assert threads.current.id == "t99999"  # type: ignore[union-attr]
+        assert 99_999 in source.asked
+        assert len(source.asked) <= 5 * threads.size.height  # the last screen, not the 100k rows between
+        await pilot.press("g", "g")
+        assert threads.cursor == 0
+        await pilot.press("pagedown")
+        assert threads.cursor == threads.size.height - 1
+
+
+async def test_the_cursor_stays_on_the_same_thread_when_the_list_changes() -> None:
+    app = ListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(ThreadList)
+        threads.set_source(CountingSource(50))
+        threads.cursor = 10
+        await pilot.pause()
+        threads.set_source(CountingSource(60), keep="t10")
+        assert threads.cursor == 10
+        threads.set_source(CountingSource(5), keep="t10")  # gone: clamp to the list
+        assert threads.cursor == 4
