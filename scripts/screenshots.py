@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+from textual.command import CommandList
 from textual.pilot import Pilot
 
 from pigeon.api import PigeonClient
@@ -31,6 +32,7 @@ NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 SEED = 20261120
 THREADS = 120
 BASE = "http://demo.pigeon"
+INBOX_NAMES = ("You", "Team", "Billing", "Alerts (old)")
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 
 
@@ -116,8 +118,14 @@ async def help_screen(pilot: Pilot) -> None:
 async def palette(pilot: Pilot) -> None:
     await mail_loaded(pilot)
     await pilot.press("ctrl+p", *"inbox")
-    await pilot.pause(0.5)
-    await settle(pilot)
+
+    def searched() -> bool:  # the palette searches in the background: wait for its answer, not for a time
+        screen = pilot.app.screen
+        found = screen.query(CommandList)
+        busy = screen.query("LoadingIndicator.--visible")
+        return bool(found) and found.first().option_count == len(INBOX_NAMES) and not busy
+
+    await settle(pilot, searched)
 
 
 async def login(pilot: Pilot) -> None:
