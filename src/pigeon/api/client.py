@@ -299,17 +299,22 @@ class _Resource:
     def __init__(self, client: PigeonClient) -> None:
         self._client = client
 
+    def _walk(self, path: str, model: type[M], items: str) -> AsyncIterator[Page[Any]]:
+        """Pages of a list whose pagination the spec does not show: follow ``next_page_token`` if it comes."""
+
+        async def fetch(token: str | None) -> Page[Any]:
+            params = [("page_token", token)] if token else None
+            answer = await self._client.request_model("GET", path, model, params=params)
+            return Page(getattr(answer, items), getattr(answer, "next_page_token", None) or None)
+
+        return walk_pages(fetch, what=items, max_pages=self._client.max_pages)
+
 
 class Inboxes(_Resource):
     """``/v1/inboxes``"""
 
     def iter_pages(self) -> AsyncIterator[Page[Inbox]]:
-        async def fetch(token: str | None) -> Page[Inbox]:
-            params = [("page_token", token)] if token else None
-            answer = await self._client.request_model("GET", "/v1/inboxes", ListInboxesResponse, params=params)
-            return Page(answer.inboxes, answer.next_page_token or None)
-
-        return walk_pages(fetch, what="inboxes", max_pages=self._client.max_pages)
+        return self._walk("/v1/inboxes", ListInboxesResponse, "inboxes")
 
     async def list(self) -> list[Inbox]:
         """Every inbox of the account (following ``next_page_token`` if the service pages the list)."""
@@ -327,12 +332,7 @@ class Threads(_Resource):
     """``/v1/threads``"""
 
     def iter_pages(self) -> AsyncIterator[Page[Thread]]:
-        async def fetch(token: str | None) -> Page[Thread]:
-            params = [("page_token", token)] if token else None
-            answer = await self._client.request_model("GET", "/v1/threads", ListThreadsResponse, params=params)
-            return Page(answer.threads, answer.next_page_token or None)
-
-        return walk_pages(fetch, what="threads", max_pages=self._client.max_pages)
+        return self._walk("/v1/threads", ListThreadsResponse, "threads")
 
     async def list(self) -> list[Thread]:
         """Every thread of the account (following ``next_page_token`` if the service pages the list)."""

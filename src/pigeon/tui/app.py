@@ -33,6 +33,10 @@ log = logging.getLogger("pigeon.tui")
 ClientFactory = Callable[[str, str], PigeonClient]
 
 
+def default_client_factory(base_url: str, token: str) -> PigeonClient:
+    return PigeonClient(base_url, token)
+
+
 class PigeonApp(App[None]):
     """Pigeon. Give it a configuration and either a ready client or the means to make one after login."""
 
@@ -61,7 +65,7 @@ class PigeonApp(App[None]):
         self.login_message = login_message
         self.config = config
         self._client = client
-        self.client_factory: ClientFactory = client_factory or (lambda base_url, token: PigeonClient(base_url, token))
+        self.client_factory: ClientFactory = client_factory or default_client_factory
         self.remember_token = remember_token
         self.save_settings = save_settings
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -219,7 +223,7 @@ def make_app(
     login_message: str = "",
 ) -> PigeonApp:
     """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
-    factory = client_factory or (lambda base_url, value: PigeonClient(base_url, value))
+    factory = client_factory or default_client_factory
     if client is None and token:
         client = factory(config.base_url, token)
     return PigeonApp(

@@ -6,7 +6,7 @@ they are highlighted here with :func:`literal_highlight` instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -60,29 +60,29 @@ class PigeonCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
         mailbox = self.pigeon.mailbox
-        for inbox in mailbox.inboxes:
-            label = "Go to inbox " + clean_line(inbox.display_name or inbox.email, limit=60)
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(
-                    score,
-                    literal_highlight(matcher, label),
-                    partial(self.pigeon.go_to_inbox, inbox.id),
-                    text=label,
-                    help="Inbox",
-                )
+        inboxes = (
+            ("Go to inbox " + clean_line(i.display_name or i.email, limit=60), partial(self.pigeon.go_to_inbox, i.id))
+            for i in mailbox.inboxes
+        )
+        for hit in self._jumps(matcher, inboxes, help_text="Inbox"):
+            yield hit
+        threads = (
+            ("Open " + clean_line(t.subject or "(no subject)", limit=80), partial(self.pigeon.go_to_thread, t.id))
+            for t in mailbox.threads
+        )
+        for hit in self._jumps(matcher, threads, help_text="Thread", limit=MAX_THREAD_HITS):
+            yield hit
+
+    @staticmethod
+    def _jumps(
+        matcher: Matcher, targets: Iterable[tuple[str, Callable[[], object]]], *, help_text: str, limit: int = 0
+    ) -> Iterator[Hit]:
+        """Hits for labels made of mail text (highlighted literally), at most ``limit`` of them if given."""
         found = 0
-        for thread in mailbox.threads:
-            label = "Open " + clean_line(thread.subject or "(no subject)", limit=80)
+        for label, callback in targets:
             score = matcher.match(label)
             if score > 0:
-                yield Hit(
-                    score,
-                    literal_highlight(matcher, label),
-                    partial(self.pigeon.go_to_thread, thread.id),
-                    text=label,
-                    help="Thread",
-                )
+                yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=help_text)
                 found += 1
-                if found >= MAX_THREAD_HITS:
-                    break
+                if limit and found >= limit:
+                    return
