@@ -18,12 +18,15 @@ from pathlib import Path
 import httpx
 from textual.command import CommandList
 from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, UIConfig, load_config
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.run import demo_database
 from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.screens.contacts import ContactBook, ContactEditor
+from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
@@ -119,11 +122,16 @@ async def palette(pilot: Pilot) -> None:
     await mail_loaded(pilot)
     await pilot.press("ctrl+p", *"inbox")
 
-    def searched() -> bool:  # the palette searches in the background: wait for its answer, not for a time
+    seen = [-1]
+
+    def searched() -> bool:  # the palette searches in the background: wait for its answer to stop growing
         screen = pilot.app.screen
         found = screen.query(CommandList)
-        busy = screen.query("LoadingIndicator.--visible")
-        return bool(found) and found.first().option_count == len(INBOX_NAMES) and not busy
+        busy = bool(screen.query("LoadingIndicator.--visible"))
+        count = found.first().option_count if found else -1
+        done = not busy and count >= len(INBOX_NAMES) and count == seen[0]
+        seen[0] = count
+        return done
 
     await settle(pilot, searched)
 
@@ -132,6 +140,51 @@ async def login(pilot: Pilot) -> None:
     await settle(pilot)
     for box in pilot.app.screen.query("Input"):
         box.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+async def contacts(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    await pilot.press("b")
+    await settle(pilot, lambda: isinstance(app.screen, ContactBook) and len(app.screen.shown) > 40)
+    await settle(pilot)
+    app.screen.query_one(DataTable).move_cursor(row=2)
+    await pilot.pause()
+
+
+async def editor_error(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await open_thread(pilot, longest_conversation)
+    await pilot.press("c")
+    await settle(pilot, lambda: isinstance(app.screen, ContactEditor))
+    editor = app.screen
+    editor.query(".entry-value").first(Input).value = "not-an-address"
+    for box in editor.query(Input):
+        box.cursor_blink = False
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+async def create_inbox(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    app.action_create_inbox()
+    await settle(pilot, lambda: isinstance(app.screen, CreateInboxDialog))
+    app.screen.query_one("#email", Input).value = "sales@pigeon.example"
+    for box in app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+async def create_webhook(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    app.action_create_webhook()
+    await settle(pilot, lambda: isinstance(app.screen, CreateWebhookDialog))
+    app.screen.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
+    for box in app.screen.query(Input):
+        box.cursor_blink = False
     await pilot.pause()
 
 
@@ -149,6 +202,10 @@ SCENES: dict[str, Scene] = {
     "palette": Scene(palette),
     "login": Scene(login, logged_in=False),
     "narrow": Scene(main_view, size=(110, 40)),
+    "contacts": Scene(contacts),
+    "contact-editor": Scene(editor_error),
+    "create-inbox": Scene(create_inbox),
+    "create-webhook": Scene(create_webhook),
 }
 
 

@@ -22,10 +22,16 @@ from textual.worker import Worker, WorkerState
 from pigeon import credentials
 from pigeon.api import ConnectionFailed, PigeonClient, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config, ConfigError, update_config_file
+from pigeon.models import Contact, Inbox, ParticipantRole, WebhookSubscription
+from pigeon.store.drafts import Drafts
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.mailbox import Mailbox
+from pigeon.tui.render import safe_line
+from pigeon.tui.screens.contacts import ContactBook, ContactEditor
+from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
 
 log = logging.getLogger("pigeon.tui")
@@ -70,6 +76,7 @@ class PigeonApp(App[None]):
         self.save_settings = save_settings
         self.clock = clock or (lambda: datetime.now(UTC))
         self.mailbox = Mailbox()
+        self.drafts = Drafts("contacts")
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
         self._theme_loaded = True
@@ -193,6 +200,89 @@ class PigeonApp(App[None]):
         thread = self.mailbox.thread(thread_id or "")
         if screen is not None and thread is not None:
             screen.open_thread(thread)
+
+    # --- contacts, inboxes, webhooks ------------------------------------------------------------------------
+
+    def action_contacts(self) -> None:
+        if not isinstance(self.screen, ContactBook):
+            self.push_screen(ContactBook())
+
+    def edit_contact(self, contact: Contact, on_saved: Callable[[Contact], None] | None = None) -> None:
+        self.run_worker(self._open_editor(contact, on_saved), group="editor", exit_on_error=False)
+
+    async def _open_editor(self, contact: Contact, on_saved: Callable[[Contact], None] | None) -> None:
+        draft = await asyncio.to_thread(self.drafts.load, contact.id) if contact.id else None
+
+        def done(result: Contact | None) -> None:
+            if result is not None and on_saved is not None:
+                on_saved(result)
+
+        await self.push_screen(ContactEditor(contact, self.drafts, draft), done)
+
+    def action_edit_sender(self) -> None:
+        """Edit the person who wrote the open thread (asks which one when several did)."""
+        screen = self.main_screen
+        reader = screen.query_one(Reader) if screen else None
+        if reader is None or reader.thread is None:
+            self.notify("Open a thread first.", markup=False)
+            return
+        owner = {p.contact_id for p in reader.thread.participants if p.role == ParticipantRole.OWNER}
+        people: dict[str, Contact] = {}
+        for message in reversed(reader.messages):
+            contact_id = message.sender.contact_id if message.sender else None
+            contact = self.mailbox.contacts.get(contact_id or "") or (
+                message.sender.contact if message.sender else None
+            )
+            if contact is not None and contact.id and contact.id not in owner:
+                people.setdefault(contact.id, contact)
+        if not people:
+            self.notify("No sender of this thread is a known contact.", markup=False)
+            return
+        choices = list(people.values())
+        if len(choices) == 1:
+            self.edit_contact(choices[0])
+            return
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self.edit_contact(choices[index])
+
+        self.push_screen(PickScreen("Edit which contact?", [safe_line(c.name) for c in choices]), chosen)
+
+    def contact_saved(self, contact: Contact) -> None:
+        """A contact changed on the service: show the new version everywhere it appears."""
+        if not contact.id:
+            return
+        self.mailbox.contacts[contact.id] = contact
+        for messages in self.mailbox.messages.values():
+            for message in messages:
+                if message.sender and message.sender.contact_id == contact.id:
+                    message.sender.contact = contact
+        screen = self.main_screen
+        if screen is not None:
+            reader = screen.query_one(Reader)
+            for message in reader.messages:
+                if message.sender and message.sender.contact_id == contact.id:
+                    message.sender.contact = contact
+            if reader.thread is not None:
+                reader.show(reader.thread, reader.messages, self.mailbox.contacts, progress=reader.progress)
+
+    def action_create_inbox(self) -> None:
+        def created(inbox: Inbox | None) -> None:
+            if inbox is not None:
+                self.mailbox.inboxes.append(inbox)
+                if self.main_screen is not None:
+                    self.main_screen.show_threads()
+                self.notify(f"Created inbox {inbox.email}", markup=False)
+
+        self.push_screen(CreateInboxDialog(), created)
+
+    def action_create_webhook(self) -> None:
+        def created(webhook: WebhookSubscription | None) -> None:
+            if webhook is not None:
+                self.push_screen(SecretScreen(webhook))
+
+        self.push_screen(CreateWebhookDialog(), created)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -45,6 +45,10 @@ class PigeonCommands(Provider):
         yield "Zoom reader", "Show the reader full screen (f)", partial(self.pigeon.run_main, "zoom")
         yield "Show quoted text", "Show or fold quoted text in the reader (t)", partial(self.pigeon.run_main, "quotes")
         yield "Save attachment", "Save an attachment of the open thread (a)", partial(self.pigeon.run_main, "save")
+        yield "Contacts", "Every contact seen in mail; search, sort, edit (b)", self.pigeon.action_contacts
+        yield "Edit sender", "Edit the contact who wrote the open thread (c)", self.pigeon.action_edit_sender
+        yield "Create inbox", "Add an inbox to the account", self.pigeon.action_create_inbox
+        yield "Create webhook", "Subscribe a URL to message events", self.pigeon.action_create_webhook
         yield "Keys", "Every key of the current context (?)", self.pigeon.action_help
         yield "Log out", "Forget the stored token and show the login screen", self.pigeon.action_logout
         yield "Quit", "Leave Pigeon (q)", self.pigeon.action_quit

@@ -72,6 +72,7 @@ class MainScreen(Screen[None]):
         Binding("r", "refresh", "Refresh", id="main.refresh", tooltip="Load inboxes and threads again"),
         Binding("slash", "filter", "Filter", id="main.filter", tooltip="Narrow the list as you type"),
         Binding("f", "zoom", "Zoom", id="main.zoom", tooltip="Reader full screen (again to go back)"),
+        Binding("b", "app.contacts", "Contacts", id="main.contacts", tooltip="Every contact seen in mail"),
     ]
 
     def __init__(self) -> None:

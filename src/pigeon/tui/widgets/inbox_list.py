@@ -21,7 +21,7 @@ STATUS_LABELS = {
 
 
 def inbox_prompt(label: str, unread: int, status: object = InboxStatus.ACTIVE) -> Content:
-    parts = [safe_line(label, limit=14)]
+    parts = [safe_line(label, limit=20)]
     if status != InboxStatus.ACTIVE:
         text = STATUS_LABELS.get(status, str(status).lower())  # type: ignore[call-overload]
         parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))

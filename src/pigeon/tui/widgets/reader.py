@@ -179,6 +179,7 @@ class Reader(VerticalScroll, can_focus=True):
         Binding("home", "scroll_home", "Top", id="reader.top", show=False),
         Binding("t", "toggle_quotes", "Quotes", id="reader.quotes", tooltip="Show or fold quoted text"),
         Binding("a", "save_attachment", "Save attachment", id="reader.save", tooltip="Save an attachment"),
+        Binding("c", "app.edit_sender", "Edit sender", id="reader.edit_sender", tooltip="Edit the sender's contact"),
     ]
 
     EMPTY = Content.styled("Select a thread to read it.", "dim")

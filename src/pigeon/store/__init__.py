@@ -1,0 +1,1 @@
+"""Pigeon's local state on disk. No Textual here."""

@@ -1,0 +1,92 @@
+"""Edits that have not reached the service yet, kept on disk until they are saved or discarded.
+
+One JSON file per draft under ``<data dir>/drafts/<kind>/<id>.json``, written atomically and readable only by the
+user. A failed save never loses what was typed, even if the app is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pigeon import locations
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+
+
+@dataclass(frozen=True)
+class Draft:
+    kind: str
+    id: str
+    fields: dict[str, Any]
+    saved_at: datetime
+    reason: str = ""
+
+
+class Drafts:
+    """Drafts of one kind (``contacts``)."""
+
+    def __init__(self, kind: str, folder: Path | None = None) -> None:
+        if not _SAFE_ID.match(kind):
+            raise ValueError(f"bad draft kind {kind!r}")
+        self.kind = kind
+        self._folder = folder
+
+    @property
+    def folder(self) -> Path:
+        return self._folder or locations.data_dir() / "drafts" / self.kind
+
+    def _path(self, item_id: str) -> Path:
+        if not _SAFE_ID.match(item_id) or item_id in {".", ".."}:
+            raise ValueError(f"bad draft id {item_id!r}")
+        return self.folder / f"{item_id}.json"
+
+    def save(self, item_id: str, fields: dict[str, Any], *, reason: str = "") -> Draft:
+        draft = Draft(self.kind, item_id, fields, datetime.now(UTC), reason)
+        path = self._path(item_id)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        payload = {"fields": fields, "saved_at": draft.saved_at.isoformat(), "reason": reason}
+        fd, temp = tempfile.mkstemp(prefix=".draft-", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(payload, handle, ensure_ascii=False, indent=1)
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        return draft
+
+    def load(self, item_id: str) -> Draft | None:
+        """The draft of ``item_id``, or ``None`` (also when the file is unreadable: it is then left for a human)."""
+        try:
+            data = json.loads(self._path(item_id).read_text(encoding="utf-8"))
+            return Draft(
+                self.kind,
+                item_id,
+                dict(data["fields"]),
+                datetime.fromisoformat(data["saved_at"]),
+                data.get("reason", ""),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def discard(self, item_id: str) -> bool:
+        try:
+            self._path(item_id).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.stem for p in self.folder.glob("*.json"))

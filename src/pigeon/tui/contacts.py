@@ -1,0 +1,113 @@
+"""Contacts as the editor sees them: form values, what changed, and where an error belongs. No widgets here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from pigeon.api import FieldError
+from pigeon.models import Contact, EmailType, PhoneType, SocialProfileType, UpdateContact
+
+ENTRY_KINDS: dict[str, tuple[str, type]] = {
+    "emails": ("email", EmailType),
+    "phones": ("phone", PhoneType),
+    "social_profiles": ("username", SocialProfileType),
+}
+"""Array field -> (the value's key, the enum of its types)."""
+
+NEW_ENTRY_TYPES: dict[str, str] = {
+    "emails": EmailType.WORK.value,
+    "phones": PhoneType.WORK.value,
+    "social_profiles": SocialProfileType.LINKEDIN.value,
+}
+"""The type a newly added row starts with: the likeliest one, not ``*_UNSPECIFIED``."""
+
+
+@dataclass
+class ContactForm:
+    """Everything the editor can change, in wire form."""
+
+    first_name: str = ""
+    last_name: str = ""
+    emails: list[dict[str, str]] = field(default_factory=list)
+    phones: list[dict[str, str]] = field(default_factory=list)
+    social_profiles: list[dict[str, str]] = field(default_factory=list)
+    metadata_text: str = "{}"
+
+    @classmethod
+    def of(cls, contact: Contact) -> ContactForm:
+        def entries(kind: str) -> list[dict[str, str]]:
+            key, enum = ENTRY_KINDS[kind]
+            first = next(iter(enum)).value
+            return [
+                {"type": str(getattr(e.type, "value", e.type) or first), key: getattr(e, key) or ""}
+                for e in getattr(contact, kind)
+            ]
+
+        return cls(
+            first_name=contact.first_name or "",
+            last_name=contact.last_name or "",
+            emails=entries("emails"),
+            phones=entries("phones"),
+            social_profiles=entries("social_profiles"),
+            metadata_text=json.dumps(contact.metadata or {}, indent=2, ensure_ascii=False),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "first_name": self.first_name,
+            "last_name": self.last_name,
+            "emails": self.emails,
+            "phones": self.phones,
+            "social_profiles": self.social_profiles,
+            "metadata_text": self.metadata_text,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ContactForm:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+class FormInvalid(Exception):
+    def __init__(self, errors: list[FieldError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = errors
+
+
+def changes(original: ContactForm, edited: ContactForm) -> dict[str, Any]:
+    """The PATCH body: only the fields that changed; arrays whole. Raises :class:`FormInvalid` on bad metadata."""
+    body: dict[str, Any] = {}
+    for name in ("first_name", "last_name"):
+        if getattr(edited, name).strip() != getattr(original, name).strip():
+            body[name] = getattr(edited, name).strip()
+    for kind, (key, _) in ENTRY_KINDS.items():
+        # Blank rows stay in: validation then points at them rather than dropping what the user meant to fill.
+        cleaned = [{"type": entry["type"], key: entry.get(key, "").strip()} for entry in getattr(edited, kind)]
+        before = [{"type": e["type"], key: e.get(key, "").strip()} for e in getattr(original, kind)]
+        if cleaned != before:
+            body[kind] = cleaned
+    try:
+        metadata = json.loads(edited.metadata_text or "{}")
+    except ValueError as exc:
+        raise FormInvalid([FieldError("metadata", f"not valid JSON: {exc}")]) from None
+    if not isinstance(metadata, dict):
+        raise FormInvalid([FieldError("metadata", 'must be a JSON object, like {"team": "ops"}')])
+    if metadata != json.loads(original.metadata_text or "{}"):
+        body["metadata"] = metadata
+    return body
+
+
+def validate(body: dict[str, Any]) -> UpdateContact:
+    """The request the service would get; field errors named as the service names them (``emails.0.email``)."""
+    try:
+        return UpdateContact(**body)
+    except ValidationError as exc:
+        raise FormInvalid(
+            [
+                FieldError(".".join(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, "))
+                for err in exc.errors()
+            ]
+        ) from None

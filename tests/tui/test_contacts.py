@@ -1,0 +1,330 @@
+"""Contacts: the book, the editor (PATCH of what changed, errors at their fields, drafts that survive), dialogs."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+from textual.widgets import Button, DataTable, Input, Label, Select, SelectionList, Static, TextArea
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.models import Contact
+from pigeon.store.drafts import Drafts
+from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.contacts import ContactForm, FormInvalid, changes, validate
+from pigeon.tui.screens.contacts import ContactBook, ContactEditor, EntryRow
+from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import ConfirmScreen
+from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.reader import Reader
+from tests.server.conftest import Service, first_thread
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, screen_text, settle
+
+ADA = Contact.model_validate(
+    {
+        "id": "3c9b6c1e-2f4d-4e8a-9a7b-0d1c2b3a4f5e",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "emails": [{"id": "e1", "type": "EMAIL_TYPE_WORK", "email": "ada@engine.example"}],
+        "phones": [{"id": "p1", "type": "PHONE_TYPE_WORK", "phone": "+44 1"}],
+        "metadata": {"met": 1843},
+    }
+)
+
+
+# --- the form, without widgets -----------------------------------------------------------------------------------
+
+
+def test_only_what_changed_is_sent_and_arrays_go_whole() -> None:
+    original = ContactForm.of(ADA)
+    assert changes(original, ContactForm.of(ADA)) == {}
+    edited = ContactForm.from_json(original.to_json())
+    edited.first_name = "Augusta Ada"
+    edited.phones = [{"type": "PHONE_TYPE_PERSONAL", "phone": "+44 1"}]
+    assert changes(original, edited) == {
+        "first_name": "Augusta Ada",
+        "phones": [{"type": "PHONE_TYPE_PERSONAL", "phone": "+44 1"}],
+    }
+    edited.metadata_text = '{"met": 1843, "vip": true}'
+    assert changes(original, edited)["metadata"] == {"met": 1843, "vip": True}
+
+
+@pytest.mark.parametrize(("text", "message"), [("{nope", "not valid JSON"), ("[1, 2]", "JSON object")])
+def test_bad_metadata_is_pointed_out_at_the_field(text: str, message: str) -> None:
+    edited = ContactForm.of(ADA)
+    edited.metadata_text = text
+    with pytest.raises(FormInvalid) as caught:
+        changes(ContactForm.of(ADA), edited)
+    assert caught.value.errors[0].field == "metadata"
+    assert message in caught.value.errors[0].message
+
+
+def test_invalid_entries_are_named_as_the_service_names_them() -> None:
+    with pytest.raises(FormInvalid) as caught:
+        validate(
+            {
+                "emails": [
+                    {"type": "EMAIL_TYPE_WORK", "email": "ok@example.com"},
+                    {"type": "EMAIL_TYPE_WORK", "email": "nope"},
+                ]
+            }
+        )
+    assert [e.field for e in caught.value.errors] == ["emails.1.email"]
+
+
+def test_drafts_are_private_files_that_survive_and_go_when_discarded(isolated_environment: Path) -> None:
+    drafts = Drafts("contacts")
+    drafts.save(ADA.id or "", {"first_name": "Typed"}, reason="ServerError")
+    path = drafts.folder / f"{ADA.id}.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = Drafts("contacts").load(ADA.id or "")
+    assert again is not None
+    assert again.fields == {"first_name": "Typed"}
+    assert again.reason == "ServerError"
+    assert Drafts("contacts").ids() == [ADA.id]
+    assert drafts.discard(ADA.id or "") is True
+    assert drafts.load(ADA.id or "") is None
+    with pytest.raises(ValueError, match="bad draft id"):
+        drafts.save("../escape", {})
+
+
+# --- with the app -------------------------------------------------------------------------------------------------
+
+
+def sender_contact(service: Service) -> Contact:
+    thread = first_thread(service, service.alice)
+    messages = service.db.list_messages(service.alice.id, thread, message_ids=None, page_size=100, page_token=None)[0]
+    return next(
+        m.sender.contact for m in messages if m.sender and m.sender.contact and m.sender.contact.first_name != "You"
+    )  # type: ignore[misc]
+
+
+async def open_editor(pilot, app: PigeonApp, contact: Contact) -> ContactEditor:  # type: ignore[no-untyped-def]
+    app.edit_contact(contact)
+    await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+    return app.screen  # type: ignore[return-value]
+
+
+async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("b")
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
+        book: ContactBook = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: len(book.shown) >= 10)
+        everyone = len(book.shown)
+        someone = book.shown[3]
+        email = someone.emails[0].email or ""
+        await pilot.press("slash", *email[:12])
+        await settle(pilot, app)
+        assert someone in book.shown
+        assert len(book.shown) < everyone
+        assert all(email[:12].lower() in " ".join(e.email or "" for e in c.emails).lower() for c in book.shown)
+        await pilot.press("enter", "o")
+        assert book.sort == 1
+        details = str(book.query_one("#book-details", Static).visual.plain)  # type: ignore[union-attr]
+        assert book.shown[book.query_one(DataTable).cursor_row].name in details
+
+
+async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service: Service) -> None:
+    contact = sender_contact(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#first_name", Input).value = "Renamed"
+        editor.query_one("#last_name", Input).value = "Person"
+        editor.query_one("#add-emails", Button).press()
+        await settle(pilot, app)
+        rows = list(editor.query_one("#emails").query_children(EntryRow))
+        rows[-1].query_one(Input).value = "new@person.example"
+        rows[-1].query_one(Select).value = "EMAIL_TYPE_PERSONAL"
+        social = list(editor.query_one("#social_profiles").query_children(EntryRow))
+        for row in social:
+            row.remove()
+        editor.query_one("#add-social_profiles", Button).press()
+        await settle(pilot, app)
+        list(editor.query_one("#social_profiles").query_children(EntryRow))[-1].query_one(Input).value = "renamed-p"
+        editor.query_one("#metadata", TextArea).text = '{"vip": true}'
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: not isinstance(app.screen, ContactEditor))
+        saved = service.db.get_contact(service.alice.id, contact.id or "")
+        assert saved is not None
+        assert (saved.first_name, saved.last_name, saved.display_name) == ("Renamed", "Person", "Renamed Person")
+        assert [(e.type, e.email) for e in saved.emails][-1] == ("EMAIL_TYPE_PERSONAL", "new@person.example")
+        assert [(s.type, s.username) for s in saved.social_profiles] == [("SOCIAL_PROFILE_TYPE_LINKEDIN", "renamed-p")]
+        assert saved.metadata == {"vip": True}
+        assert app.mailbox.contacts[contact.id or ""].first_name == "Renamed"
+        if any(m.sender and m.sender.contact_id == contact.id for m in reader.messages):
+            assert "Renamed Person" in reader.text
+
+
+async def test_invalid_input_is_pointed_out_before_sending(service: Service) -> None:
+    contact = sender_contact(service)
+    sent: list[httpx.Request] = []
+
+    async def spy(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return await httpx.ASGITransport(app=service.app).handle_async_request(request)
+
+    client = PigeonClient(BASE, service.alice.token, http_client=httpx.AsyncClient(transport=httpx.MockTransport(spy)))
+    app = make_app(load_config(base_url=BASE), client=client, clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#emails").query_children(EntryRow).first().query_one(Input).value = "not-an-address"
+        editor.query_one("#metadata", TextArea).text = "[1]"
+        before = len(sent)
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ContactEditor)
+        assert len(sent) == before
+        assert "JSON object" in str(editor.query_one("#metadata-error", Label).visual.plain)  # type: ignore[union-attr]
+        editor.query_one("#metadata", TextArea).text = "{}"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        row_error = editor.query_one("#emails").query_children(EntryRow).first().query_one(".field-error", Label)
+        assert "valid email" in str(row_error.visual.plain)  # type: ignore[union-attr]
+        assert len(sent) == before
+
+
+def patch_failing(service: Service, response: httpx.Response) -> PigeonClient:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "PATCH":
+            return response
+        return await httpx.ASGITransport(app=service.app).handle_async_request(request)
+
+    return PigeonClient(
+        BASE, service.alice.token, http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), max_retries=0
+    )
+
+
+async def test_server_validation_errors_show_at_their_field(service: Service) -> None:
+    contact = sender_contact(service)
+    problem = httpx.Response(
+        422,
+        headers={"content-type": "application/problem+json"},
+        json={
+            "title": "Unprocessable",
+            "status": 422,
+            "errors": [{"field": "emails.0.email", "message": "domain blocked"}],
+        },
+    )
+    app = make_app(load_config(base_url=BASE), client=patch_failing(service, problem), clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#first_name", Input).value = "Changed"
+        await pilot.press("ctrl+s")
+        row = editor.query_one("#emails").query_children(EntryRow).first()
+        await settle(pilot, app, lambda: "domain blocked" in str(row.query_one(".field-error", Label).visual.plain))  # type: ignore[union-attr]
+        assert isinstance(app.screen, ContactEditor)
+        assert editor.query_one("#first_name", Input).value == "Changed"
+
+
+async def test_a_failed_save_keeps_the_edit_across_a_restart(service: Service, isolated_environment: Path) -> None:
+    contact = sender_contact(service)
+    down = httpx.Response(503, json={"title": "Service Unavailable", "status": 503})
+    app = make_app(load_config(base_url=BASE), client=patch_failing(service, down), clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#first_name", Input).value = "Typed Before The Crash"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: Drafts("contacts").load(contact.id or "") is not None)
+        assert isinstance(app.screen, ContactEditor)
+        assert editor.query_one("#first_name", Input).value == "Typed Before The Crash"
+        assert "kept" in str(editor.query_one("#editor-status", Static).visual.plain)  # type: ignore[union-attr]
+
+    restarted = pigeon_for(service)  # the service is back, the app was closed and opened again
+    async with restarted.run_test(size=SIZE) as pilot:
+        await loaded(pilot, restarted)
+        editor = await open_editor(pilot, restarted, contact)
+        assert editor.query_one("#first_name", Input).value == "Typed Before The Crash"
+        assert editor.query_one("#restored", Static)
+        await pilot.press("ctrl+s")
+        await settle(pilot, restarted, lambda: not isinstance(restarted.screen, ContactEditor))
+    assert service.db.get_contact(service.alice.id, contact.id or "").first_name == "Typed Before The Crash"  # type: ignore[union-attr]
+    assert Drafts("contacts").load(contact.id or "") is None
+
+
+async def test_leaving_with_unsaved_changes_asks_first(service: Service) -> None:
+    contact = sender_contact(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)  # nothing changed: leaves at once
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#last_name", Input).value = "Unsaved"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert app.screen is editor
+        assert editor.query_one("#last_name", Input).value == "Unsaved"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+    assert service.db.get_contact(service.alice.id, contact.id or "").last_name != "Unsaved"  # type: ignore[union-attr]
+
+
+async def test_create_inbox_adds_it_to_the_inboxes_pane(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        app.screen.query_one("#email", Input).value = "not an address"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: "valid email" in str(app.screen.query_one("#email-error", Label).visual.plain))  # type: ignore[union-attr]
+        app.screen.query_one("#email", Input).value = "sales@pigeon.example"
+        app.screen.query_one("#metadata", TextArea).text = '{"team": "sales"}'
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        pane = app.screen.query_one(InboxList)
+        prompts = [str(pane.get_option_at_index(i).prompt) for i in range(pane.option_count)]
+        assert any(p.startswith("sales@pigeon") for p in prompts)
+    assert any(i.email == "sales@pigeon.example" for i in service.db.list_inboxes(service.alice.id))
+
+
+async def test_create_webhook_shows_the_secret_once(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        app.action_create_webhook()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateWebhookDialog))
+        dialog = app.screen
+        dialog.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
+        dialog.query_one("#events", SelectionList).deselect("message.updated")
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: isinstance(app.screen, SecretScreen))
+        secret_screen: SecretScreen = app.screen  # type: ignore[assignment]
+        secret = secret_screen.webhook.secret or ""
+        assert secret.startswith("whsec_")
+        shown = str(secret_screen.query_one("#secret", Static).visual.plain)  # type: ignore[union-attr]
+        assert shown == secret
+        assert secret_screen.webhook.events == [
+            "message.created",
+            "message.sent",
+            "message.delivered",
+            "message.failed",
+        ]
+        await pilot.press("c")
+        assert "copied" in notes.text
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        assert secret not in screen_text(app)  # shown once: nothing on screen keeps it
+        assert not any(isinstance(s, SecretScreen) for s in app.screen_stack)
