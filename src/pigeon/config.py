@@ -64,6 +64,14 @@ class ProfileConfig(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     base_url: str = Field(default=DEFAULT_BASE_URL, description="Address of the messaging service (http or https).")
+    live: bool = Field(
+        default=False,
+        description="Follow new mail as it arrives: webhooks to a receiver on 127.0.0.1 when the service is on this "
+        "machine, else polling every poll_interval seconds.",
+    )
+    poll_interval: float = Field(
+        default=60.0, ge=5.0, description="Seconds between polls when webhooks cannot reach Pigeon."
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -66,9 +66,14 @@ class PigeonApp(App[None]):
         save_settings: bool = True,
         clock: Callable[[], datetime] | None = None,
         login_message: str = "",
+        live: bool | None = None,
+        poll_interval: float | None = None,
     ) -> None:
         super().__init__()
         self.login_message = login_message
+        profile = config.profile_config
+        self.live = profile.live if live is None else live
+        self.poll_interval = poll_interval or profile.poll_interval
         self.config = config
         self._client = client
         self.client_factory: ClientFactory = client_factory or default_client_factory
@@ -311,6 +316,8 @@ def make_app(
     save_settings: bool = True,
     clock: Callable[[], datetime] | None = None,
     login_message: str = "",
+    live: bool | None = None,
+    poll_interval: float | None = None,
 ) -> PigeonApp:
     """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
     factory = client_factory or default_client_factory
@@ -324,4 +331,6 @@ def make_app(
         save_settings=save_settings,
         clock=clock,
         login_message=login_message,
+        live=live,
+        poll_interval=poll_interval,
     )

@@ -6,23 +6,28 @@ import asyncio
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import httpx
+from pydantic import ValidationError
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
 from pigeon import locations
 from pigeon.api import PigeonError
-from pigeon.models import ContentBlock, Thread
+from pigeon.api.receiver import WebhookReceiver, event_message
+from pigeon.models import ContentBlock, EventKind, MessageDirection, Thread
+from pigeon.models import Message as MailMessage
 from pigeon.sanitize import clean_line
 from pigeon.tui.mailbox import ALL_INBOXES
-from pigeon.tui.render import attachment_bytes, human_size, safe_line
+from pigeon.tui.render import attachment_bytes, human_size, safe_line, sender_name
 from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, PickScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
@@ -35,6 +40,12 @@ log = logging.getLogger("pigeon.tui")
 
 NARROW_WIDTH = 120
 PREFETCH_CONCURRENCY = 4
+LIVE_DEBOUNCE = 0.3
+
+
+def is_loopback(base_url: str) -> bool:
+    host = httpx.URL(base_url).host
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 def attachment_filename(name: str | None) -> str:
@@ -66,6 +77,13 @@ def save_into(folder: Path, name: str | None, data: bytes, *, overwrite: bool) -
 
 
 class MainScreen(Screen[None]):
+    class LiveEvent(Message):
+        """A verified webhook event arrived."""
+
+        def __init__(self, data: dict[str, Any]) -> None:
+            super().__init__()
+            self.data = data
+
     AUTO_FOCUS = "#threads"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="main.back", tooltip="Back to the list; clear the filter"),
@@ -80,6 +98,11 @@ class MainScreen(Screen[None]):
         self.inbox_id = ALL_INBOXES
         self.filter_text = ""
         self._prefetch_timer = None
+        self.live_mode = ""
+        self._live_started = False
+        self._receiver: WebhookReceiver | None = None
+        self._changed_threads: set[str] = set()
+        self._live_timer = None
 
     @property
     def pigeon(self) -> PigeonApp:
@@ -140,6 +163,9 @@ class MainScreen(Screen[None]):
         self.pigeon.offline = False
         self.show_threads()
         self.schedule_prefetch()
+        if self.pigeon.live and not self._live_started:
+            self._live_started = True
+            self.start_live()
 
     def show_threads(self) -> None:
         mailbox = self.pigeon.mailbox
@@ -163,6 +189,8 @@ class MainScreen(Screen[None]):
         parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
             parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"')
+        if self.live_mode:
+            parts.append(self.live_mode)
         self.query_one("#list-status", Static).update(Content.styled(" · ".join(parts), "dim"))
 
     def schedule_prefetch(self) -> None:
@@ -360,6 +388,87 @@ class MainScreen(Screen[None]):
             self.notify(f"Could not save the attachment: {exc.strerror or exc}", severity="error", markup=False)
             return
         self.notify(f"Saved {path}", title="Attachment saved", markup=False)
+
+    # --- live updates ----------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="live", exit_on_error=False, description="starting live updates")
+    async def start_live(self) -> None:
+        """Webhooks to a receiver on 127.0.0.1 when the service runs on this machine; else polling."""
+        client = self.pigeon.client
+        if is_loopback(client.base_url):
+            receiver = WebhookReceiver(lambda data: self.post_message(self.LiveEvent(data)))
+            await receiver.start()
+            try:
+                hook = await client.webhooks.create(
+                    url=receiver.url, events=[kind.value for kind in EventKind], description="Pigeon live updates"
+                )
+            except PigeonError as exc:
+                await receiver.stop()
+                log.info("webhook subscription refused, polling instead: %s", exc)
+            else:
+                receiver.secret = hook.secret
+                self._receiver = receiver
+                self.live_mode = "live"
+                self.update_status()
+                return
+        self.live_mode = f"checking every {self.pigeon.poll_interval:.0f} s"
+        self.set_interval(self.pigeon.poll_interval, self.poll)
+        self.update_status()
+
+    def poll(self) -> None:
+        self.load_mail()
+
+    async def on_unmount(self) -> None:
+        if self._receiver is not None:
+            await self._receiver.stop()
+
+    def on_main_screen_live_event(self, event: LiveEvent) -> None:
+        raw = event_message(event.data)
+        try:
+            message = MailMessage.model_validate(raw) if raw else None
+        except ValidationError:
+            return
+        if message is None or not message.thread_id:
+            return
+        if event.data.get("type") == EventKind.MESSAGE_CREATED:
+            self._changed_threads.add(message.thread_id)
+            if message.direction != MessageDirection.OUTBOUND:
+                who = clean_line(sender_name(message, self.pigeon.mailbox.contacts), limit=40)
+                what = clean_line(message.subject or "(no subject)", limit=60)
+                self.notify(f"{who}: {what}", title="New mail", timeout=4, markup=False)
+            if self._live_timer is not None:
+                self._live_timer.stop()
+            self._live_timer = self.set_timer(LIVE_DEBOUNCE, self.live_refresh)
+        else:
+            self.update_message(message)
+
+    @work(exclusive=True, group="live-refresh", exit_on_error=False, description="showing new mail")
+    async def live_refresh(self) -> None:
+        changed, self._changed_threads = self._changed_threads, set()
+        mailbox = self.pigeon.mailbox
+        mailbox.set_threads(await self.pigeon.client.threads.list())
+        for thread_id in changed:
+            mailbox.messages.pop(thread_id, None)
+            mailbox.summaries.pop(thread_id, None)
+        self.show_threads()
+        self.schedule_prefetch()
+        reader = self.query_one(Reader)
+        if reader.thread is not None and reader.thread.id in changed:
+            thread = mailbox.thread(reader.thread.id)
+            if thread is not None:
+                mailbox.mark_read(thread)
+                self.load_thread(thread)
+
+    def update_message(self, message: MailMessage) -> None:
+        """A message changed (delivery status): show the new version where it is shown."""
+        mailbox = self.pigeon.mailbox
+        cached = mailbox.messages.get(message.thread_id or "")
+        if cached is not None:
+            mailbox.messages[message.thread_id or ""] = [message if m.id == message.id else m for m in cached]
+        reader = self.query_one(Reader)
+        if reader.thread is not None and reader.thread.id == message.thread_id:
+            updated = [message if m.id == message.id else m for m in reader.messages]
+            reader.show(reader.thread, updated, mailbox.contacts, progress=reader.progress)
 
     # --- offline ---------------------------------------------------------------------------------------------
 

@@ -1,0 +1,188 @@
+"""Live updates: the webhook receiver, the app following a --live service, forged deliveries, and polling."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from standardwebhooks.webhooks import Webhook
+
+from pigeon.api.receiver import BadDelivery, WebhookReceiver, verify
+from pigeon.config import load_config
+from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.db import Database
+from pigeon.server.demo import populate
+from pigeon.server.live import live_traffic
+from pigeon.server.run import start_in_thread
+from pigeon.server.webhooks import DeliveryPolicy
+from pigeon.tui.app import make_app
+from pigeon.tui.screens.main import MainScreen, is_loopback
+from pigeon.tui.widgets.reader import Reader
+from tests.server.conftest import Service
+from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, pigeon_for, settle
+
+SECRET = "whsec_" + base64.b64encode(b"s" * 32).decode()
+EVENT = {
+    "id": "evt_1",
+    "type": "message.created",
+    "created_at": "2026-01-01T00:00:00Z",
+    "data": {"message": {"id": "m"}},
+}
+
+
+def signed(
+    payload: dict[str, Any], *, secret: str = SECRET, at: datetime | None = None
+) -> tuple[bytes, dict[str, str]]:
+    body = json.dumps(payload)
+    moment = at or datetime.now(UTC)
+    headers = {
+        "webhook-id": "msg_1",
+        "webhook-timestamp": str(int(moment.timestamp())),
+        "webhook-signature": Webhook(secret).sign("msg_1", moment, body),
+        "content-type": "application/json",
+    }
+    return body.encode(), headers
+
+
+# --- the receiver ---------------------------------------------------------------------------------------------
+
+
+def test_verify_accepts_only_fresh_deliveries_signed_with_the_secret() -> None:
+    body, headers = signed(EVENT)
+    assert verify(SECRET, body, headers)["type"] == "message.created"
+    other = "whsec_" + base64.b64encode(b"o" * 32).decode()
+    for bad_body, bad_headers in (
+        signed(EVENT, secret=other),
+        signed(EVENT, at=datetime.now(UTC) - timedelta(minutes=10)),
+        (body + b" ", headers),
+        (body, headers | {"webhook-signature": "garbage-without-comma"}),
+        (body, {k: v for k, v in headers.items() if k != "webhook-signature"}),
+        signed(["not", "an", "event"]),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(BadDelivery):
+            verify(SECRET, bad_body, bad_headers)
+
+
+async def test_the_receiver_hands_on_verified_events_and_refuses_the_rest() -> None:
+    received: list[dict[str, Any]] = []
+    receiver = WebhookReceiver(received.append)
+    await receiver.start()
+    receiver.secret = SECRET
+    try:
+        async with httpx.AsyncClient() as http:
+            body, headers = signed(EVENT)
+            assert (await http.post(receiver.url, content=body, headers=headers)).status_code == 204
+            forged, forged_headers = signed(EVENT, secret="whsec_" + base64.b64encode(b"x" * 32).decode())
+            assert (await http.post(receiver.url, content=forged, headers=forged_headers)).status_code == 401
+            stale, stale_headers = signed(EVENT, at=datetime.now(UTC) - timedelta(hours=1))
+            assert (await http.post(receiver.url, content=stale, headers=stale_headers)).status_code == 401
+            base = receiver.url.rsplit("/", 1)[0]
+            assert (await http.post(base + "/guess", content=body, headers=headers)).status_code == 404
+            assert (await http.get(receiver.url)).status_code == 405
+            huge = b"x" * (1024 * 1024 + 10)
+            assert (await http.post(receiver.url, content=huge, headers=headers)).status_code == 413
+    finally:
+        await receiver.stop()
+    assert received == [EVENT]
+    assert (receiver.accepted, receiver.rejected) == (1, 2)
+    assert receiver.url.startswith("http://127.0.0.1:")
+
+
+# --- the app following a live service --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def live_service():
+    db = Database(":memory:")
+    account = db.ensure_account("demo")
+    populate(db, account, threads=15, contacts=15, seed=9)
+    token = db.create_token(account)
+    settings = ServerSettings(
+        allow_private_webhooks=True,
+        delivery=DeliveryPolicy(first_delay=0.05, max_attempts=3),
+        background=[live_traffic(0.3, seed=2)],
+    )
+    service = start_in_thread(create_app(db, settings), db=db)
+    yield service, token
+    service.stop()
+    db.close()
+
+
+async def test_new_mail_from_a_live_service_appears_with_a_notification(live_service) -> None:  # type: ignore[no-untyped-def]
+    service, token = live_service
+    config = load_config(base_url=service.base_url)
+    app = make_app(config, token=token, live=True, clock=frozen_clock, remember_token=False, save_settings=False)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.live_mode == "live")
+        before = sum(t.message_count or 0 for t in app.mailbox.threads)
+        await settle(pilot, app, lambda: sum(t.message_count or 0 for t in app.mailbox.threads) > before, rounds=400)
+        await settle(pilot, app, lambda: "New mail" in notes.text, rounds=400)
+        assert "live" in str(screen.query_one("#list-status").visual.plain)  # type: ignore[attr-defined]
+        receiver = screen._receiver
+        assert receiver is not None
+        assert receiver.accepted > 0
+        assert receiver.rejected == 0
+
+
+async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> None:
+    app = pigeon_for(service, live=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        # The in-process service is not on loopback, so the app polls; start a receiver to attack directly.
+        receiver = WebhookReceiver(lambda data: screen.post_message(MainScreen.LiveEvent(data)))
+        await receiver.start()
+        receiver.secret = SECRET
+        threads_before = [t.model_dump() for t in app.mailbox.threads]
+        created = {**EVENT, "data": {"message": {"id": "m", "thread_id": app.mailbox.threads[0].id, "subject": "x"}}}
+        try:
+            async with httpx.AsyncClient() as http:
+                forged, headers = signed(created, secret="whsec_" + base64.b64encode(b"f" * 32).decode())
+                assert (await http.post(receiver.url, content=forged, headers=headers)).status_code == 401
+                stale, headers = signed(created, at=datetime.now(UTC) - timedelta(minutes=30))
+                assert (await http.post(receiver.url, content=stale, headers=headers)).status_code == 401
+        finally:
+            await receiver.stop()
+        await settle(pilot, app)
+        assert [t.model_dump() for t in app.mailbox.threads] == threads_before
+
+
+async def test_delivery_status_events_update_the_badges(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        target = reader.messages[-1]
+        sent = target.model_copy(update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"})
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen.post_message(
+            MainScreen.LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}})
+        )
+        await settle(pilot, app, lambda: "[FAILED]" in reader.text)
+
+
+async def test_polling_when_the_service_cannot_reach_pigeon(service: Service) -> None:
+    app = pigeon_for(service, live=True, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
+        newest = app.mailbox.threads[-1]
+        service.add_message(service.alice, newest.id or "", subject="arrived while polling")
+        await settle(pilot, app, lambda: threads.source.row(0).id == newest.id, rounds=400)
+
+
+def test_webhooks_are_used_only_for_a_service_on_this_machine() -> None:
+    assert is_loopback("http://127.0.0.1:8025")
+    assert is_loopback("http://localhost:8025")
+    assert not is_loopback("https://mail.example.com")
+    assert not is_loopback("http://service.test")
