@@ -1,0 +1,82 @@
+"""Bring the local store up to date with the service, fetching only what changed.
+
+The thread list is read whole (the service offers no "changed since"); the messages of a thread are fetched
+again only when its ``last_message_at`` or ``message_count`` moved, a few threads at a time. Store writes run in
+a thread, so an event loop (the app's) never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pigeon.models import Message
+from pigeon.store.mailstore import MailStore
+
+DEFAULT_CONCURRENCY = 4
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    threads: int
+    fetched: int
+    messages: int
+
+
+def sender_label(message: Message) -> str:
+    sender = message.sender
+    if sender is None:
+        return ""
+    if sender.contact is not None and sender.contact.name:
+        return sender.contact.name
+    return sender.raw_address or ""
+
+
+def who_of(messages: list[Message]) -> str:
+    """Who wrote a thread, latest first: one name in full, or several first names."""
+    names: list[str] = []
+    for message in reversed(messages):
+        name = sender_label(message)
+        if name and name not in names:
+            names.append(name)
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(n.split()[0] for n in names[:3])
+
+
+def recipients_of(messages: list[Message]) -> str:
+    return " ".join(r.raw_address or "" for m in messages for r in m.recipients)
+
+
+async def sync(
+    client: Any,
+    store: MailStore,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
+    """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate."""
+    inboxes = await client.inboxes.list()
+    await asyncio.to_thread(store.put_inboxes, inboxes)
+    threads = await client.threads.list()
+    changed = await asyncio.to_thread(store.put_threads, threads)
+    gate = asyncio.Semaphore(concurrency)
+    done = 0
+    total_messages = 0
+
+    async def fetch(thread_id: str) -> None:
+        nonlocal done, total_messages
+        async with gate:
+            messages = [m async for m in client.messages.iter(thread_id, page_size=100)]
+        await asyncio.to_thread(
+            store.put_messages, thread_id, messages, who=who_of(messages), recipients=recipients_of(messages)
+        )
+        done += 1
+        total_messages += len(messages)
+        if on_progress is not None:
+            on_progress(done, len(changed))
+
+    await asyncio.gather(*(fetch(t) for t in changed))
+    return SyncReport(threads=len(threads), fetched=len(changed), messages=total_messages)

@@ -1,0 +1,323 @@
+"""The local store: schema, sync of what changed, triage that persists and undoes, views, search."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pigeon.api import PigeonClient
+from pigeon.store.mailstore import SCHEMA_VERSION, MailStore, SchemaTooNew, UnknownThread, store_path
+from pigeon.store.search import QueryError, parse_query
+from pigeon.store.sync import sync
+from tests.server.conftest import NOW, Service, make_service
+
+LATER = NOW + timedelta(days=1)
+
+
+class Counting(httpx.AsyncBaseTransport):
+    """The service in-process, counting the requests per path."""
+
+    def __init__(self, service: Service) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.paths: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.path)
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.fixture
+def service() -> Service:
+    return make_service()
+
+
+@pytest.fixture
+def counting(service: Service) -> Counting:
+    return Counting(service)
+
+
+@pytest.fixture
+async def client(service: Service, counting: Counting) -> AsyncIterator[PigeonClient]:
+    async with PigeonClient(
+        "http://s.test", service.alice.token, http_client=httpx.AsyncClient(transport=counting)
+    ) as c:
+        yield c
+
+
+@pytest.fixture
+async def store(tmp_path: Path, client: PigeonClient) -> MailStore:
+    synced = MailStore(tmp_path / "store.sqlite3")
+    await sync(client, synced)
+    return synced
+
+
+def ids(threads) -> list[str]:  # type: ignore[no-untyped-def]
+    return [t.id for t in threads]
+
+
+# --- schema ------------------------------------------------------------------------------------------------------
+
+
+def test_a_new_store_is_created_at_the_current_version_and_an_old_one_migrates(tmp_path: Path) -> None:
+    assert MailStore(tmp_path / "new.sqlite3").schema_version == SCHEMA_VERSION
+    old = tmp_path / "old.sqlite3"
+    sqlite3.connect(old).close()  # an empty database is version 0, the previous one
+    assert MailStore(old).schema_version == SCHEMA_VERSION
+    future = tmp_path / "future.sqlite3"
+    raw = sqlite3.connect(future)
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.close()
+    with pytest.raises(SchemaTooNew):
+        MailStore(future)
+
+
+def test_one_store_per_profile_under_the_data_dir(isolated_environment: Path) -> None:
+    assert store_path("work") == isolated_environment / "data" / "store" / "work.sqlite3"
+    assert store_path("../evil").parent == isolated_environment / "data" / "store"
+
+
+# --- sync -----------------------------------------------------------------------------------------------------
+
+
+async def test_sync_fetches_only_threads_that_changed(
+    tmp_path: Path, client: PigeonClient, counting: Counting, service: Service
+) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+    first = await sync(client, store)
+    assert (first.threads, first.fetched) == (25, 25)
+    assert counting.paths.count("/v1/messages") == 25
+    assert store.count("all") == 25
+
+    counting.paths.clear()
+    second = await sync(client, store)
+    assert second.fetched == 0
+    assert counting.paths.count("/v1/messages") == 0
+
+    target = store.list("all", now=NOW)[10].id
+    service.add_message(service.alice, target, subject="news")
+    counting.paths.clear()
+    third = await sync(client, store)
+    assert third.fetched == 1
+    assert counting.paths.count("/v1/messages") == 1
+    assert store.list("all", now=NOW)[0].id == target
+
+
+async def test_cached_mail_stays_readable_without_the_service(tmp_path: Path, store: MailStore) -> None:
+    store.close()
+    offline = MailStore(tmp_path / "store.sqlite3")  # no client at all
+    first = offline.list("inbox", now=NOW)[0]
+    assert first.subject
+    assert offline.messages(first.id)
+    assert offline.inboxes()
+    assert offline.contacts()
+
+
+# --- triage -----------------------------------------------------------------------------------------------
+
+
+async def test_every_action_persists_across_a_restart(tmp_path: Path, store: MailStore) -> None:
+    a, b, c, d, e = ids(store.list("all", limit=5, now=NOW))
+    store.mark_read([a])
+    store.star([b])
+    store.done([c])
+    store.snooze([d], LATER)
+    store.label([e, a], "work")
+    store.mute([b])
+    store.close()
+    again = MailStore(tmp_path / "store.sqlite3")
+    rows = {t.id: t for t in again.list("all", now=NOW)}
+    assert not rows[a].unread
+    assert rows[b].starred
+    assert rows[b].muted
+    assert rows[c].done
+    assert rows[d].snoozed_until is not None
+    assert rows[e].labels == ("work",)
+    inbox = ids(again.list("inbox", now=NOW))
+    assert a in inbox
+    assert {b, c, d}.isdisjoint(inbox)
+    assert set(ids(again.list("label:work", now=NOW))) == {a, e}
+
+
+async def test_done_and_snoozed_threads_come_back_on_a_new_message(store: MailStore) -> None:
+    threads = store.list("all", now=NOW)
+    done, snoozed, muted = threads[3], threads[4], threads[5]
+    store.done([done.id])
+    store.snooze([snoozed.id], LATER)
+    store.mute([muted.id])
+    assert {done.id, snoozed.id, muted.id}.isdisjoint(ids(store.list("inbox", now=NOW)))
+    newer = [
+        t.model_copy(
+            update={"last_message_at": NOW + timedelta(minutes=5), "message_count": (t.message_count or 0) + 1}
+        )
+        for t in (store.thread(done.id), store.thread(snoozed.id), store.thread(muted.id))
+    ]
+    store.put_threads(newer)  # new mail arrived in all three
+    inbox = ids(store.list("inbox", now=NOW))
+    assert done.id in inbox
+    assert snoozed.id in inbox
+    assert muted.id not in inbox  # muted stays out
+    assert next(t for t in store.list("all", now=NOW) if t.id == done.id).unread
+
+
+async def test_snooze_wakes_when_due(store: MailStore) -> None:
+    thread = store.list("inbox", now=NOW)[0]
+    store.snooze([thread.id], NOW + timedelta(hours=2))
+    assert thread.id not in ids(store.list("inbox", now=NOW + timedelta(hours=1)))
+    assert thread.id in ids(store.list("snoozed", now=NOW + timedelta(hours=1)))
+    assert thread.id in ids(store.list("inbox", now=NOW + timedelta(hours=3)))
+    assert thread.id not in ids(store.list("snoozed", now=NOW + timedelta(hours=3)))
+
+
+async def test_bulk_actions_and_their_undo(store: MailStore) -> None:
+    batch = ids(store.list("inbox", limit=3, now=NOW))
+    assert store.done(batch) == "Done: 3 threads"
+    assert set(batch).isdisjoint(ids(store.list("inbox", now=NOW)))
+    assert store.undo() == "Done: 3 threads"
+    assert set(batch) <= set(ids(store.list("inbox", now=NOW)))
+    assert store.undo() is None
+
+
+@pytest.mark.parametrize("action", ["read", "unread", "star", "done", "snooze", "mute", "label", "unlabel"])
+async def test_each_action_undoes_exactly(store: MailStore, action: str) -> None:
+    thread = store.list("inbox", limit=1, now=NOW)[0].id
+    store.label([thread], "keep")
+    store.mark_read([thread])
+    before = next(t for t in store.list("all", now=NOW) if t.id == thread)
+    {
+        "read": lambda: store.mark_read([thread], read=True),
+        "unread": lambda: store.mark_read([thread], read=False),
+        "star": lambda: store.star([thread]),
+        "done": lambda: store.done([thread]),
+        "snooze": lambda: store.snooze([thread], LATER),
+        "mute": lambda: store.mute([thread]),
+        "label": lambda: store.label([thread], "new"),
+        "unlabel": lambda: store.label([thread], "keep", on=False),
+    }[action]()
+    assert store.undo() is not None
+    assert next(t for t in store.list("all", now=NOW) if t.id == thread) == before
+
+
+async def test_undo_survives_a_restart_and_keeps_at_least_50_steps(tmp_path: Path, store: MailStore) -> None:
+    threads = ids(store.list("all", now=NOW))
+    for n in range(60):
+        store.star([threads[n % len(threads)]], on=n % 2 == 0)
+    store.done(threads[:2])
+    store.close()
+    again = MailStore(tmp_path / "store.sqlite3")
+    assert len(again.undo_steps()) >= 50
+    assert again.undo() == "Done: 2 threads"
+    assert set(threads[:2]) <= set(ids(again.list("inbox", now=NOW)))
+
+
+def test_unknown_threads_and_bad_labels_are_refused(tmp_path: Path) -> None:
+    store = MailStore(tmp_path / "empty.sqlite3")
+    with pytest.raises(UnknownThread):
+        store.done(["nope"])
+    assert store.undo_steps() == []
+    with pytest.raises(ValueError, match="label"):
+        store.label([], "   ")
+
+
+# --- views and search ----------------------------------------------------------------------------------------
+
+
+async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> None:
+    threads = ids(store.list("all", now=NOW))
+    store.star(threads[:2])
+    store.done(threads[2:5])
+    store.label(threads[:3], "clients")
+    store.mark_read(threads[5:8])
+    counts = store.view_counts(now=NOW)
+    assert counts["all"] == 25
+    assert counts["starred"] == 2
+    assert counts["done"] == 3
+    assert counts["inbox"] == 22
+    assert counts["label:clients"] == 3
+    assert counts["unread"] == 22
+    by_inbox = store.unread_by_inbox(now=NOW)
+    assert sum(by_inbox.values()) == 22
+
+
+async def test_sorting_by_sender_and_subject(store: MailStore) -> None:
+    by_subject = [t.subject.lower() for t in store.list("all", sort="subject", now=NOW)]
+    assert by_subject == sorted(by_subject)
+    by_sender = [t.who.lower() for t in store.list("all", sort="sender", now=NOW)]
+    assert by_sender == sorted(by_sender)
+    with pytest.raises(ValueError, match="sort"):
+        store.list("all", sort="size")
+
+
+async def test_each_search_operator(store: MailStore) -> None:
+    everything = store.list("all", now=NOW)
+    sample = next(t for t in everything if t.who and " " in t.subject)
+    word = sample.subject.split()[0]
+    found = ids(store.list("all", word, now=NOW))
+    assert sample.id in found
+    assert all(word.lower() in t.subject.lower() or t.id in found for t in store.list("all", word, now=NOW))
+    assert sample.id in ids(store.list("all", f"subject:{word}", now=NOW))
+    sender_word = sample.who.split(",")[0].split()[0]
+    assert sample.id in ids(store.list("all", f"from:{sender_word}", now=NOW))
+    assert ids(store.list("all", "to:you@pigeon.example", now=NOW))
+    store.star([sample.id])
+    assert ids(store.list("all", "is:starred", now=NOW)) == [sample.id]
+    store.mark_read([sample.id])
+    assert sample.id not in ids(store.list("all", "is:unread", now=NOW))
+    assert sample.id in ids(store.list("all", "is:read", now=NOW))
+    store.done([sample.id])
+    assert ids(store.list("all", "is:done", now=NOW)) == [sample.id]
+    with_files = store.list("all", "has:attachment", now=NOW)
+    assert with_files
+    assert all(t.has_attachment for t in with_files)
+    store.label([sample.id], "q4")
+    assert ids(store.list("all", "label:q4", now=NOW)) == [sample.id]
+    cut = sorted(t.last_message_at for t in everything)[12]  # type: ignore[type-var]
+    day = cut.date().isoformat()
+    assert all(t.last_message_at.date() < cut.date() for t in store.list("all", f"before:{day}", now=NOW))  # type: ignore[union-attr]
+    assert all(t.last_message_at.date() >= cut.date() for t in store.list("all", f"after:{day}", now=NOW))  # type: ignore[union-attr]
+    assert ids(store.list("all", f"is:starred label:q4 {word}", now=NOW)) == [sample.id]  # combined
+
+
+async def test_body_text_is_searchable(store: MailStore) -> None:
+    hits = store.list("all", "milestone", now=NOW) + store.list("all", "budget", now=NOW)
+    assert hits
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        "*",
+        "a*b",
+        "NEAR(x y)",
+        "-",
+        "- - -",
+        "AND OR NOT",
+        "(",
+        ")",
+        ":",
+        "'",
+        "from:",
+        "x:y",
+        "^",
+        "\\",
+        "{}",
+    ],
+)
+async def test_fts_syntax_in_a_query_never_raises(store: MailStore, query: str) -> None:
+    store.list("all", query, now=NOW)
+    store.count("all", query, now=NOW)
+
+
+@pytest.mark.parametrize(
+    ("query", "complaint"), [("is:sleepy", "is:"), ("before:yesterday", "date"), ("has:kids", "has:")]
+)
+def test_bad_operator_values_are_clear_errors(query: str, complaint: str) -> None:
+    with pytest.raises(QueryError, match=complaint):
+        parse_query(query)
+
