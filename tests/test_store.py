@@ -320,4 +320,3 @@ async def test_fts_syntax_in_a_query_never_raises(store: MailStore, query: str) 
 def test_bad_operator_values_are_clear_errors(query: str, complaint: str) -> None:
     with pytest.raises(QueryError, match=complaint):
         parse_query(query)
-

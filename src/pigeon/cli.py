@@ -318,6 +318,124 @@ def cmd_webhooks_create(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# --- the local store ----------------------------------------------------------------------------------------
+
+
+def _store(args: argparse.Namespace) -> Any:
+    import sqlite3
+
+    from pigeon.store.mailstore import MailStore, SchemaTooNew
+
+    config = _config(args)
+    try:
+        return MailStore.for_profile(config.profile)
+    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
+        raise UsageError(f"Cannot open the local store of profile {config.profile!r}: {exc}") from None
+
+
+def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.store.sync import sync
+
+    store = _store(args)
+    report = _run(args, lambda client: sync(client, store))
+    if args.json:
+        _print_json({"threads": report.threads, "fetched": report.fetched, "messages": report.messages}, out)
+    else:
+        out.write(f"Synced {report.threads} threads ({report.fetched} changed, {report.messages} messages fetched).\n")
+    return EXIT_OK
+
+
+def _thread_json(thread: Any) -> dict[str, Any]:
+    return {
+        "id": thread.id,
+        "inbox_id": thread.inbox_id,
+        "subject": thread.subject,
+        "who": thread.who,
+        "last_message_at": thread.last_message_at.isoformat() if thread.last_message_at else None,
+        "message_count": thread.message_count,
+        "has_attachment": thread.has_attachment,
+        "unread": thread.unread,
+        "starred": thread.starred,
+        "done": thread.done,
+        "snoozed_until": thread.snoozed_until.isoformat() if thread.snoozed_until else None,
+        "muted": thread.muted,
+        "labels": list(thread.labels),
+    }
+
+
+def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.store.search import QueryError
+
+    store = _store(args)
+    try:
+        threads = store.list(args.view, " ".join(args.query), sort=args.sort, limit=args.limit)
+    except (QueryError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        _print_json({"threads": [_thread_json(t) for t in threads]}, out)
+        return EXIT_OK
+    if not threads and not store.count("all"):
+        out.write("The local store is empty: run `pigeon sync` first.\n")
+        return EXIT_OK
+    marks = lambda t: ("●" if t.unread else " ") + ("★" if t.starred else " ")  # noqa: E731
+    rows = [(marks(t), _when(t.last_message_at), t.who, t.subject, ",".join(t.labels), t.id) for t in threads]
+    out.write(_table(("", "LAST MESSAGE", "FROM", "SUBJECT", "LABELS", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_views(args: argparse.Namespace, out: TextIO) -> int:
+    counts = _store(args).view_counts()
+    if args.json:
+        _print_json(counts, out)
+    else:
+        out.write(_table(("VIEW", "THREADS"), list(counts.items())) + "\n")
+    return EXIT_OK
+
+
+def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.store.mailstore import UnknownThread
+    from pigeon.store.times import parse_when
+
+    store = _store(args)
+    action = args.triage
+    try:
+        if action == "snooze":
+            from datetime import UTC, datetime
+
+            try:
+                until = parse_when(args.until, datetime.now(UTC))
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            said = store.snooze(args.threads, until)
+        elif action == "label":
+            if not args.add and not args.remove:
+                raise UsageError("label needs --add LABEL or --remove LABEL")
+            said = store.label(args.threads, args.add or args.remove, on=bool(args.add))
+        else:
+            said = {
+                "done": lambda: store.done(args.threads),
+                "undone": lambda: store.done(args.threads, on=False),
+                "star": lambda: store.star(args.threads),
+                "unstar": lambda: store.star(args.threads, on=False),
+                "read": lambda: store.mark_read(args.threads),
+                "unread": lambda: store.mark_read(args.threads, read=False),
+                "mute": lambda: store.mute(args.threads),
+                "unmute": lambda: store.mute(args.threads, on=False),
+            }[action]()
+    except UnknownThread as exc:
+        raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out.write(f"{said}. `pigeon undo` takes it back.\n")
+    return EXIT_OK
+
+
+def cmd_undo(args: argparse.Namespace, out: TextIO) -> int:
+    said = _store(args).undo()
+    out.write(f"Undone: {said}\n" if said else "Nothing to undo.\n")
+    return EXIT_OK
+
+
 def _service_db_path(args: argparse.Namespace) -> str:
     return args.db or str(locations.data_dir() / "service.sqlite3")
 
@@ -482,6 +600,37 @@ def build_parser() -> argparse.ArgumentParser:
     login.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
     add(commands, "logout", cmd_logout, "remove the stored token")
     add(commands, "status", cmd_status, "show the profile, service and where the token comes from", as_json)
+
+    add(commands, "sync", cmd_sync, "bring the local store up to date (only what changed)", as_json)
+    search = add(commands, "search", cmd_search, "search the local store", as_json)
+    search.add_argument(
+        "query", nargs="*", help="words and from: to: subject: is: has:attachment label: before: after:"
+    )
+    search.add_argument("--view", default="all", help="inbox, unread, starred, snoozed, done, all or label:NAME")
+    search.add_argument("--sort", default="date", choices=["date", "sender", "subject"])
+    search.add_argument("--limit", type=_positive, default=50)
+    add(commands, "views", cmd_views, "how many threads each view holds", as_json)
+    for action, text in (
+        ("done", "mark threads done (they leave the inbox until new mail arrives)"),
+        ("undone", "bring threads back to the inbox"),
+        ("star", "star threads"),
+        ("unstar", "unstar threads"),
+        ("read", "mark threads read"),
+        ("unread", "mark threads unread"),
+        ("mute", "mute threads (they stay out of the inbox)"),
+        ("unmute", "unmute threads"),
+        ("snooze", "hide threads until a time or new mail"),
+        ("label", "add or remove a label"),
+    ):
+        triage = add(commands, action, cmd_triage, text)
+        triage.set_defaults(triage=action)
+        triage.add_argument("threads", nargs="+", metavar="THREAD")
+        if action == "snooze":
+            triage.add_argument("--until", required=True, help="later, tomorrow, next-week or 2026-11-23 09:00")
+        if action == "label":
+            triage.add_argument("--add", metavar="LABEL")
+            triage.add_argument("--remove", metavar="LABEL")
+    add(commands, "undo", cmd_undo, "take back the last triage step")
 
     inboxes = commands.add_parser("inboxes", help="list or create inboxes").add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_Parser

@@ -1,0 +1,89 @@
+"""The CLI over the local store: sync, search, triage and undo, scriptable with --json."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from pigeon.cli import main
+from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.run import start_in_thread
+from tests.server.conftest import Service, make_service
+
+
+@pytest.fixture
+def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
+    service = make_service()
+    thread = start_in_thread(create_app(service.db, ServerSettings(deliver_webhooks=False)), db=service.db)
+    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    yield service
+    thread.stop()
+    service.db.close()
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out=out), out.getvalue()
+
+
+def test_sync_then_search_triage_and_undo(running: Service, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = run("sync")
+    assert code == 0
+    assert "Synced 25 threads (25 changed" in text
+    assert "0 changed" in run("sync")[1]
+
+    code, text = run("search", "--json", "is:unread")
+    found = json.loads(text)["threads"]
+    assert code == 0
+    assert len(found) == 25
+    first = found[0]["id"]
+
+    assert run("done", first) == (0, "Done: 1 thread. `pigeon undo` takes it back.\n")
+    inbox = [t["id"] for t in json.loads(run("search", "--json", "--view", "inbox")[1])["threads"]]
+    assert first not in inbox
+    assert json.loads(run("views", "--json")[1])["done"] == 1
+
+    assert run("star", first)[0] == 0
+    assert run("label", first, "--add", "clients")[0] == 0
+    labelled = json.loads(run("search", "--json", "label:clients")[1])["threads"]
+    assert [(t["id"], t["starred"], t["labels"]) for t in labelled] == [(first, True, ["clients"])]
+
+    assert run("undo")[1] == "Undone: Labelled 'clients': 1 thread\n"
+    assert run("undo")[1] == "Undone: Starred: 1 thread\n"
+    assert run("undo")[1] == "Undone: Done: 1 thread\n"
+    assert first in [t["id"] for t in json.loads(run("search", "--json", "--view", "inbox")[1])["threads"]]
+    assert run("undo")[1] == "Nothing to undo.\n"
+
+    code, text = run("snooze", first, "--until", "tomorrow")
+    assert code == 0
+    assert "Snoozed until" in text
+    assert json.loads(run("views", "--json")[1])["snoozed"] == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["snooze", "x", "--until", "someday"], "is not a time"),
+        (["done", "not-a-thread"], "Not in the local store"),
+        (["search", "is:sleepy"], "is: takes"),
+        (["search", "--view", "nowhere"], "unknown view"),
+        (["label", "x"], "--add"),
+    ],
+)
+def test_mistakes_are_one_clear_line_and_exit_2(
+    running: Service, argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(*argv)[0] == 2
+    err = capsys.readouterr().err
+    assert complaint in err
+    assert "Traceback" not in err
+
+
+def test_search_on_an_empty_store_says_to_sync(capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = run("search", "anything")
+    assert code == 0
+    assert "pigeon sync" in text
