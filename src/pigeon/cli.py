@@ -498,7 +498,12 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         from pigeon.tui.app import make_app
 
         config = replace(_config(args), base_url=demo.base_url, base_url_source="pigeon demo")
-        make_app(config, token=demo.token, remember_token=False, live=not args.no_live, poll_interval=5).run()
+        from pigeon.store.mailstore import MailStore
+
+        throwaway = MailStore(":memory:")  # the demo never touches the user's store
+        make_app(
+            config, token=demo.token, remember_token=False, live=not args.no_live, poll_interval=5, store=throwaway
+        ).run()
     finally:
         demo.stop()
     return EXIT_OK

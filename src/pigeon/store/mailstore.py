@@ -407,8 +407,9 @@ class MailStore:
             snapshot.append({"thread_id": thread_id, "triage": dict(row) if row else None, "labels": labels})
         return snapshot
 
-    def _change(self, ids: Sequence[str], description: str, apply: Any) -> int:
-        """Run ``apply(conn, thread_id, last_message_at)`` for each thread, recording one undo step."""
+    def _change(self, ids: Sequence[str], description: str, apply: Any, *, record: bool = True) -> int:
+        """Run ``apply(conn, thread_id, last_message_at)`` for each thread, recording one undo step (unless
+        ``record`` is false: opening a thread marks it read without filling the undo stack)."""
         ids = list(dict.fromkeys(ids))
         with self._tx() as conn:
             known = {
@@ -424,6 +425,8 @@ class MailStore:
             for thread_id in ids:
                 conn.execute("INSERT OR IGNORE INTO triage (thread_id) VALUES (?)", (thread_id,))
                 apply(conn, thread_id, known[thread_id])
+            if not record:
+                return len(ids)
             conn.execute(
                 "INSERT INTO undo (description, changes, created_at) VALUES (?, ?, ?)",
                 (description, json.dumps(before), iso(datetime.now(UTC))),
@@ -437,12 +440,13 @@ class MailStore:
     def _plural(count: int) -> str:
         return f"{count} thread{'s' if count != 1 else ''}"
 
-    def mark_read(self, ids: Sequence[str], read: bool = True) -> str:
+    def mark_read(self, ids: Sequence[str], read: bool = True, *, record: bool = True) -> str:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
             conn.execute("UPDATE triage SET read_upto = ? WHERE thread_id = ?", (last if read else None, thread_id))
 
-        n = self._change(ids, f"{'Read' if read else 'Unread'}: {self._plural(len(set(ids)))}", apply)
-        return f"{'Read' if read else 'Unread'}: {self._plural(n)}"
+        text = f"{'Read' if read else 'Unread'}: {self._plural(len(set(ids)))}"
+        self._change(ids, text, apply, record=record)
+        return text
 
     def star(self, ids: Sequence[str], on: bool = True) -> str:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:

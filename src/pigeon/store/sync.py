@@ -23,6 +23,9 @@ class SyncReport:
     threads: int
     fetched: int
     messages: int
+    changed: tuple[str, ...] = ()
+    inbox_list: tuple[Any, ...] = ()
+    thread_list: tuple[Any, ...] = ()
 
 
 def sender_label(message: Message) -> str:
@@ -79,4 +82,11 @@ async def sync(
             on_progress(done, len(changed))
 
     await asyncio.gather(*(fetch(t) for t in changed))
-    return SyncReport(threads=len(threads), fetched=len(changed), messages=total_messages)
+    return SyncReport(
+        threads=len(threads),
+        fetched=len(changed),
+        messages=total_messages,
+        changed=tuple(changed),
+        inbox_list=tuple(inboxes),
+        thread_list=tuple(threads),
+    )

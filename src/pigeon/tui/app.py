@@ -24,6 +24,7 @@ from pigeon.api import ConnectionFailed, PigeonClient, PigeonError, RateLimited,
 from pigeon.config import Config, ConfigError, update_config_file
 from pigeon.models import Contact, Inbox, ParticipantRole, WebhookSubscription
 from pigeon.store.drafts import Drafts
+from pigeon.store.mailstore import MailStore
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.mailbox import Mailbox
 from pigeon.tui.render import safe_line
@@ -68,8 +69,10 @@ class PigeonApp(App[None]):
         login_message: str = "",
         live: bool | None = None,
         poll_interval: float | None = None,
+        store: MailStore | None = None,
     ) -> None:
         super().__init__()
+        self.store = store or MailStore(":memory:")
         self.login_message = login_message
         profile = config.profile_config
         self.live = profile.live if live is None else live
@@ -105,6 +108,7 @@ class PigeonApp(App[None]):
     async def on_unmount(self) -> None:
         if self._client is not None:
             await self._client.aclose()
+        self.store.close()
 
     @property
     def main_screen(self) -> MainScreen | None:
@@ -195,6 +199,10 @@ class PigeonApp(App[None]):
             screen.action_save_attachment()
         else:
             getattr(screen, f"action_{what}")()
+
+    def show_view(self, view: str) -> None:
+        if self.main_screen is not None:
+            self.main_screen.action_view(view)
 
     def go_to_inbox(self, inbox_id: str | None) -> None:
         if self.main_screen is not None and inbox_id:
@@ -318,6 +326,7 @@ def make_app(
     login_message: str = "",
     live: bool | None = None,
     poll_interval: float | None = None,
+    store: MailStore | None = None,
 ) -> PigeonApp:
     """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
     factory = client_factory or default_client_factory
@@ -333,4 +342,5 @@ def make_app(
         login_message=login_message,
         live=live,
         poll_interval=poll_interval,
+        store=store if store is not None else MailStore.for_profile(config.profile),
     )

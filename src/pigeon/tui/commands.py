@@ -14,6 +14,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 
 from pigeon.sanitize import clean_line
+from pigeon.store.mailstore import VIEWS
+from pigeon.tui.widgets.inbox_list import view_label
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
@@ -49,9 +51,27 @@ class PigeonCommands(Provider):
         yield "Edit sender", "Edit the contact who wrote the open thread (c)", self.pigeon.action_edit_sender
         yield "Create inbox", "Add an inbox to the account", self.pigeon.action_create_inbox
         yield "Create webhook", "Subscribe a URL to message events", self.pigeon.action_create_webhook
+        yield "Done", "Out of the inbox until new mail (e)", partial(self.pigeon.run_main, "done")
+        yield "Star", "Star or unstar (s)", partial(self.pigeon.run_main, "star")
+        yield "Snooze", "Hide until a time or new mail (z)", partial(self.pigeon.run_main, "snooze")
+        yield "Label", "Add or remove a label (l)", partial(self.pigeon.run_main, "label")
+        yield "Undo", "Take back the last triage action (u)", partial(self.pigeon.run_main, "undo")
+        yield "Sort", "By date, sender or subject (o)", partial(self.pigeon.run_main, "sort")
+        for view in self.views():
+            yield (
+                f"View: {view_label(view)}",
+                "Switch the thread list to this view",
+                partial(self.pigeon.show_view, view),
+            )
         yield "Keys", "Every key of the current context (?)", self.pigeon.action_help
         yield "Log out", "Forget the stored token and show the login screen", self.pigeon.action_logout
         yield "Quit", "Leave Pigeon (q)", self.pigeon.action_quit
+
+    def views(self) -> list[str]:
+        """Every view, with a view per label the store knows."""
+        screen = self.pigeon.main_screen
+        labels = [v for v in screen.label_views] if screen is not None else []
+        return [*VIEWS, *labels]
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._actions():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,15 +24,20 @@ from textual.worker import Worker
 from pigeon import locations
 from pigeon.api import PigeonError
 from pigeon.api.receiver import WebhookReceiver, event_message
-from pigeon.models import ContentBlock, EventKind, MessageDirection, Thread
+from pigeon.models import ContentBlock, EventKind, MessageDirection
 from pigeon.models import Message as MailMessage
 from pigeon.sanitize import clean_line
+from pigeon.store.mailstore import MailStore
+from pigeon.store.search import QueryError, parse_query
+from pigeon.store.sync import recipients_of, sync, who_of
+from pigeon.store.times import parse_when, presets
 from pigeon.tui.mailbox import ALL_INBOXES
 from pigeon.tui.render import attachment_bytes, human_size, safe_line, sender_name
-from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, PickScreen
+from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, InputScreen, PickScreen
+from pigeon.tui.sources import StoreSource
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
-from pigeon.tui.widgets.thread_list import ListSource, ThreadList
+from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
@@ -88,42 +94,74 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="main.back", tooltip="Back to the list; clear the filter"),
         Binding("r", "refresh", "Refresh", id="main.refresh", tooltip="Load inboxes and threads again"),
-        Binding("slash", "filter", "Filter", id="main.filter", tooltip="Narrow the list as you type"),
+        Binding("slash", "filter", "Search", id="main.filter", tooltip="Search as you type (from: to: is: label: ...)"),
         Binding("f", "zoom", "Zoom", id="main.zoom", tooltip="Reader full screen (again to go back)"),
         Binding("b", "app.contacts", "Contacts", id="main.contacts", tooltip="Every contact seen in mail"),
+        Binding("e", "done", "Done", id="triage.done", tooltip="Out of the inbox until new mail (in Done: back)"),
+        Binding("s", "star", "Star", id="triage.star", tooltip="Star or unstar"),
+        Binding("m", "read", "Read", id="triage.read", show=False, tooltip="Mark read"),
+        Binding("U", "unread", "Unread", id="triage.unread", show=False, tooltip="Mark unread"),
+        Binding("z", "snooze", "Snooze", id="triage.snooze", tooltip="Hide until a time or new mail"),
+        Binding("l", "label", "Label", id="triage.label", show=False, tooltip="Add or remove a label"),
+        Binding("M", "mute", "Mute", id="triage.mute", show=False, tooltip="Keep out of the inbox for good"),
+        Binding("x", "select", "Select", id="triage.select", show=False, tooltip="Select for bulk actions"),
+        Binding("J", "select(1)", "Select down", id="triage.select_down", show=False),
+        Binding("K", "select(-1)", "Select up", id="triage.select_up", show=False),
+        Binding("u", "undo", "Undo", id="triage.undo", tooltip="Take back the last action"),
+        Binding("o", "sort", "Sort", id="main.sort", show=False, tooltip="By date, sender or subject"),
+        Binding("1", "view('inbox')", "Inbox", id="view.inbox", show=False),
+        Binding("2", "view('unread')", "Unread", id="view.unread", show=False),
+        Binding("3", "view('starred')", "Starred", id="view.starred", show=False),
+        Binding("4", "view('snoozed')", "Snoozed", id="view.snoozed", show=False),
+        Binding("5", "view('done')", "Done view", id="view.done", show=False),
+        Binding("6", "view('all')", "All mail", id="view.all", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.inbox_id = ALL_INBOXES
+        self.view = "inbox"
+        self.inbox_id: str | None = None
+        self.sort = "date"
         self.filter_text = ""
-        self._prefetch_timer = None
+        self.selected: set[str] = set()
+        self.label_views: list[str] = []
+        self.synced = False
         self.live_mode = ""
         self._live_started = False
         self._receiver: WebhookReceiver | None = None
-        self._changed_threads: set[str] = set()
         self._live_timer = None
+        self._progress_timer = None
 
     @property
     def pigeon(self) -> PigeonApp:
         return self.app  # type: ignore[return-value]
+
+    @property
+    def store(self) -> MailStore:
+        return self.pigeon.store
 
     def compose(self) -> ComposeResult:
         yield Static("", id="offline", markup=False)
         with Horizontal(id="panes"):
             yield InboxList(id="inboxes")
             with Vertical(id="list-pane"):
-                yield Input(placeholder="Filter: type to narrow the list, enter to keep, esc to clear", id="filter")
+                yield Input(
+                    placeholder="Search: words, from: to: subject: is:unread has:attachment label: before: after:",
+                    id="filter",
+                )
                 yield ThreadList(id="threads", clock=self.pigeon.clock)
                 yield Static("", id="list-status", markup=False)
             yield Reader(id="reader")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#inboxes").border_title = "Inboxes"
+        self.query_one("#inboxes").border_title = "Views"
         self.query_one("#list-pane").border_title = "Threads"
         self.query_one("#reader").border_title = "Message"
         self.watch(self.pigeon, "offline", self._offline_changed)
+        self.pigeon.mailbox.inboxes = self.store.inboxes()
+        self.show_threads()  # what the store has, at once
+        self.set_interval(60, self.show_threads)  # snoozes come due
         self.refresh_mail()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -141,47 +179,72 @@ class MainScreen(Screen[None]):
         threads = self.query_one(ThreadList)
         if not len(threads.source):
             threads.loading = True
-        self.query_one("#list-status", Static).update(Content.styled("Loading…", "italic"))
+        self.query_one("#list-status", Static).update(Content.styled("Checking for mail…", "italic"))
         self.load_mail()
 
     @work(exclusive=True, group="load", exit_on_error=False, description="loading your mail")
     async def load_mail(self) -> None:
-        client = self.pigeon.client
+        """Sync the store with the service (only what changed), showing progress as threads arrive."""
+
+        def progress(done: int, total: int) -> None:
+            self.query_one("#list-status", Static).update(Content.styled(f"Syncing {done} of {total}…", "italic"))
+            if self._progress_timer is None:
+                self._progress_timer = self.set_timer(0.5, self._progress_refresh)
+
         try:
-            inboxes = await client.inboxes.list()
-            threads = await client.threads.list()
+            report = await sync(self.pigeon.client, self.store, on_progress=progress)
         except PigeonError:
             self.query_one("#list-status", Static).update(
-                Content.styled("Threads could not be loaded. Press r to retry.", "$warning")
+                Content.styled("Could not check for mail; showing what was saved. Press r to retry.", "$warning")
             )
             raise
         finally:
             self.query_one(ThreadList).loading = False
         mailbox = self.pigeon.mailbox
-        mailbox.inboxes = inboxes
-        mailbox.set_threads(threads)
+        mailbox.inboxes = list(report.inbox_list)
+        mailbox.set_threads(list(report.thread_list))
+        for thread_id in report.changed:
+            mailbox.messages.pop(thread_id, None)
         self.pigeon.offline = False
+        self.synced = True
         self.show_threads()
-        self.schedule_prefetch()
+        reader = self.query_one(Reader)
+        if reader.thread is not None and reader.thread.id in report.changed:
+            self.load_thread(reader.thread.id or "", mark_read=self.focused is reader)
         if self.pigeon.live and not self._live_started:
             self._live_started = True
             self.start_live()
 
+    def _progress_refresh(self) -> None:
+        self._progress_timer = None
+        self.show_threads()
+
     def show_threads(self) -> None:
-        mailbox = self.pigeon.mailbox
-        threads = mailbox.threads_in(self.inbox_id)
-        if self.filter_text:
-            needle = self.filter_text.lower()
-            threads = [
-                t for t in threads if needle in (t.subject or "").lower() or needle in mailbox.row(t).who.lower()
-            ]
+        try:
+            query = parse_query(self.filter_text)
+        except QueryError as exc:
+            self.query_one("#list-status", Static).update(Content.styled(clean_line(str(exc)), "$warning"))
+            return
+        now = self.pigeon.clock()
         thread_list = self.query_one(ThreadList)
-        current = thread_list.current
-        thread_list.set_source(ListSource(threads, mailbox.row), keep=current.id if current else None)  # type: ignore[arg-type]
-        unread = {ALL_INBOXES: mailbox.unread_count(ALL_INBOXES)}
-        unread |= {inbox.id: mailbox.unread_count(inbox.id) for inbox in mailbox.inboxes}
-        self.query_one(InboxList).show_inboxes(mailbox.inboxes, unread, self.inbox_id)
-        self.update_status(len(threads))
+        current = thread_list.current if len(thread_list.source) else None
+        source = StoreSource(
+            self.store,
+            view=self.view,
+            query=query,
+            inbox_id=self.inbox_id,
+            sort=self.sort,
+            now=now,
+            selected=self.selected.__contains__,
+        )
+        thread_list.set_source(source, keep=current.id if current else None)
+        selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
+        counts = self.store.view_counts(now)
+        self.label_views = [view for view in counts if view.startswith("label:")]
+        self.query_one(InboxList).show_sidebar(
+            counts, self.pigeon.mailbox.inboxes, self.store.unread_by_inbox(now), selected
+        )
+        self.update_status(len(source))
 
     def update_status(self, shown: int | None = None) -> None:
         thread_list = self.query_one(ThreadList)
@@ -189,99 +252,216 @@ class MainScreen(Screen[None]):
         parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
             parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"')
+        if self.selected:
+            parts.append(f"{len(self.selected)} selected")
+        if self.sort != "date":
+            parts.append(f"by {self.sort}")
         if self.live_mode:
             parts.append(self.live_mode)
         self.query_one("#list-status", Static).update(Content.styled(" · ".join(parts), "dim"))
 
-    def schedule_prefetch(self) -> None:
-        if self._prefetch_timer is not None:
-            self._prefetch_timer.stop()
-        self._prefetch_timer = self.set_timer(0.15, self.prefetch_visible)
-
-    @work(exclusive=True, group="prefetch", exit_on_error=False)
-    async def prefetch_visible(self) -> None:
-        """Fetch the first page of the threads on screen, to name their senders and mark attachments."""
-        thread_list = self.query_one(ThreadList)
-        mailbox = self.pigeon.mailbox
-        wanted = [thread_list.source.row(i).id for i in thread_list.visible_range()]
-        wanted = [t for t in wanted if t not in mailbox.summaries]
-        if not wanted:
-            return
-        gate = asyncio.Semaphore(PREFETCH_CONCURRENCY)
-        client = self.pigeon.client
-
-        async def one(thread_id: str) -> None:
-            async with gate:
-                try:
-                    page = await client.messages.list(thread_id, page_size=100)
-                except PigeonError as exc:  # opportunistic: the list still works without names
-                    log.debug("prefetch of %s failed: %s", thread_id, exc)
-                    return
-            if page.has_next_page:
-                mailbox.learn(page.items)
-                mailbox.summaries[thread_id] = mailbox._summarise(page.items)
-            else:
-                mailbox.set_messages(thread_id, page.items)
-            thread_list.refresh_rows()
-
-        await asyncio.gather(*(one(t) for t in wanted))
-
     # --- the list ---------------------------------------------------------------------------------------------
-
-    @on(ThreadList.Highlighted)
-    def _highlighted(self, event: ThreadList.Highlighted) -> None:
-        self.schedule_prefetch()
 
     @on(ThreadList.Opened)
     def _opened(self, event: ThreadList.Opened) -> None:
-        thread = self.pigeon.mailbox.thread(event.row.id)
-        if thread is not None:
-            self.open_thread(thread)
+        self.open_thread(event.row.id)
 
-    def open_thread(self, thread: Thread) -> None:
-        mailbox = self.pigeon.mailbox
-        mailbox.mark_read(thread)
-        self.query_one(ThreadList).refresh_rows()
-        cached = mailbox.messages.get(thread.id or "")
+    def open_thread(self, thread_id: str) -> None:
+        thread = self.pigeon.mailbox.thread(thread_id) or self.store.thread(thread_id)
+        if thread is None:
+            return
         reader = self.query_one(Reader)
-        complete = cached is not None and len(cached) >= (thread.message_count or 0)
-        reader.show(thread, cached or [], mailbox.contacts, progress="" if complete else "Loading messages…")
+        reader.show(thread, [], self.pigeon.mailbox.contacts, progress="Loading messages…")
         reader.focus()
-        if not complete:
-            self.load_thread(thread)
-        self.show_threads()
+        self.load_thread(thread_id, mark_read=True)
 
     @work(exclusive=True, group="reader", exit_on_error=False, description="loading the thread")
-    async def load_thread(self, thread: Thread) -> None:
+    async def load_thread(self, thread_id: str, *, mark_read: bool = True) -> None:
         reader = self.query_one(Reader)
         mailbox = self.pigeon.mailbox
+        store = self.store
+        thread = mailbox.thread(thread_id) or await asyncio.to_thread(store.thread, thread_id)
+        if thread is None:
+            return
+        if mark_read:
+            await asyncio.to_thread(store.mark_read, [thread_id], record=False)
+            self.show_threads()
+        cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
         total = thread.message_count or 0
-        loaded = []
+        if cached and len(cached) >= total:
+            mailbox.learn(cached)
+            mailbox.messages[thread_id] = cached
+            reader.show(thread, cached, mailbox.contacts)
+            return
+        loaded: list[MailMessage] = []
         try:
-            async for page in self.pigeon.client.messages.iter_pages(thread.id or "", page_size=100):
+            async for page in self.pigeon.client.messages.iter_pages(thread_id, page_size=100):
                 loaded += page.items
                 mailbox.learn(page.items)
                 progress = f"Loading messages… {len(loaded)} of {max(total, len(loaded))}" if page.has_next_page else ""
                 reader.show(thread, list(loaded), mailbox.contacts, progress=progress)
         except PigeonError:
-            if loaded:
-                reader.show(thread, list(loaded), mailbox.contacts, progress="Some messages could not be loaded (r)")
+            if cached or loaded:
+                reader.show(
+                    thread, loaded or cached, mailbox.contacts, progress="Some messages could not be loaded (r)"
+                )
             raise
-        mailbox.set_messages(thread.id or "", loaded)
-        self.query_one(ThreadList).refresh_rows()
+        mailbox.messages[thread_id] = loaded
+        await asyncio.to_thread(
+            store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded)
+        )
 
     @on(OptionList.OptionHighlighted, "#inboxes")
-    def _inbox_chosen(self, event: OptionList.OptionHighlighted) -> None:
-        chosen = event.option.id or ALL_INBOXES
-        if chosen != self.inbox_id:
-            self.inbox_id = chosen
-            self.show_threads()
-            self.schedule_prefetch()
+    def _sidebar_chosen(self, event: OptionList.OptionHighlighted) -> None:
+        chosen = event.option.id or "view:inbox"
+        if chosen.startswith("view:"):
+            self.view, self.inbox_id = chosen.removeprefix("view:"), None
+        elif chosen.startswith("inbox:"):
+            self.view, self.inbox_id = "inbox", chosen.removeprefix("inbox:")
+        self.selected.clear()
+        self.show_threads()
 
     def select_inbox(self, inbox_id: str) -> None:
-        self.inbox_id = inbox_id
+        self.view, self.inbox_id = "inbox", (None if inbox_id == ALL_INBOXES else inbox_id)
         self.show_threads()
         self.query_one(ThreadList).focus()
+
+    def action_view(self, view: str) -> None:
+        self.view, self.inbox_id = view, None
+        self.selected.clear()
+        self.show_threads()
+        self.query_one(ThreadList).focus()
+
+    def action_sort(self) -> None:
+        order = ["date", "sender", "subject"]
+        self.sort = order[(order.index(self.sort) + 1) % len(order)]
+        self.show_threads()
+
+    # --- triage ----------------------------------------------------------------------------------------------
+
+    def targets(self) -> list[str]:
+        """The selected threads, or else the one under the cursor."""
+        if self.selected:
+            return sorted(self.selected)
+        current = self.query_one(ThreadList).current
+        return [current.id] if current else []
+
+    def triage(self, change: Callable[[list[str]], str]) -> None:
+        ids = self.targets()
+        if not ids:
+            self.notify("No thread to act on.", markup=False)
+            return
+        self._triage(ids, change)
+
+    @work(group="triage", exit_on_error=False, description="changing the threads")
+    async def _triage(self, ids: list[str], change: Callable[[list[str]], str]) -> None:
+        said = await asyncio.to_thread(change, ids)
+        self.selected.clear()
+        self.show_threads()
+        self.notify(f"{said} — u to undo", markup=False, timeout=4)
+
+    def action_done(self) -> None:
+        self.triage(lambda ids: self.store.done(ids, on=self.view != "done"))
+
+    def action_star(self) -> None:
+        thread_list = self.query_one(ThreadList)
+        current = thread_list.current
+        on = not (current and current.starred and not self.selected)
+        self.triage(lambda ids: self.store.star(ids, on=on))
+
+    def action_read(self) -> None:
+        self.triage(lambda ids: self.store.mark_read(ids, read=True))
+
+    def action_unread(self) -> None:
+        self.triage(lambda ids: self.store.mark_read(ids, read=False))
+
+    def action_mute(self) -> None:
+        current = self.query_one(ThreadList).current
+        on = not (current is not None and self.view == "all" and self._is_muted(current.id))
+        self.triage(lambda ids: self.store.mute(ids, on=on))
+
+    def _is_muted(self, thread_id: str) -> bool:
+        source = self.query_one(ThreadList).source
+        if isinstance(source, StoreSource):
+            index = self.query_one(ThreadList).cursor
+            return source.stored(index).muted
+        return False
+
+    def action_snooze(self) -> None:
+        ids = self.targets()
+        if not ids:
+            return
+        choices = presets(self.pigeon.clock())
+        items = [Content(f"{label}  ({when:%a %d %b %H:%M})") for label, when in choices]
+        items.append(Content("Pick a date and time…"))
+
+        def typed(text: str | None) -> None:
+            if not text:
+                return
+            try:
+                when = parse_when(text, self.pigeon.clock())
+            except ValueError as exc:
+                self.notify(str(exc), severity="warning", markup=False)
+                return
+            self._triage(ids, lambda chosen: self.store.snooze(chosen, when))
+
+        def picked(index: int | None) -> None:
+            if index is None:
+                return
+            if index < len(choices):
+                when = choices[index][1]
+                self._triage(ids, lambda chosen: self.store.snooze(chosen, when))
+            else:
+                self.app.push_screen(
+                    InputScreen(
+                        "Snooze until", "A date and time like 2026-11-23 09:00, or later / tomorrow / next-week"
+                    ),
+                    typed,
+                )
+
+        self.app.push_screen(PickScreen("Snooze until…", items), picked)
+
+    def action_label(self) -> None:
+        ids = self.targets()
+        if not ids:
+            return
+
+        def typed(text: str | None) -> None:
+            if not text:
+                return
+            name, on = (text[1:], False) if text.startswith("-") else (text, True)
+            try:
+                self._triage(ids, lambda chosen: self.store.label(chosen, name, on=on))
+            except ValueError as exc:
+                self.notify(str(exc), severity="warning", markup=False)
+
+        self.app.push_screen(InputScreen("Label", "A label to add; -label removes it"), typed)
+
+    def action_select(self, move: int = 0) -> None:
+        current = self.query_one(ThreadList).current
+        if current is None:
+            return
+        if current.id in self.selected and move == 0:
+            self.selected.discard(current.id)
+        else:
+            self.selected.add(current.id)
+        thread_list = self.query_one(ThreadList)
+        thread_list.refresh_rows()
+        if move:
+            thread_list.cursor += move
+            if move and thread_list.current:
+                self.selected.add(thread_list.current.id)
+                thread_list.refresh_rows()
+        self.update_status()
+
+    def action_undo(self) -> None:
+        self._undo()
+
+    @work(group="triage", exit_on_error=False, description="undoing")
+    async def _undo(self) -> None:
+        said = await asyncio.to_thread(self.store.undo)
+        self.show_threads()
+        self.notify(f"Undone: {said}" if said else "Nothing to undo.", markup=False, timeout=4)
 
     # --- filter, back, zoom -----------------------------------------------------------------------------------
 
@@ -294,7 +474,6 @@ class MainScreen(Screen[None]):
     def _filter_changed(self, event: Input.Changed) -> None:
         self.filter_text = event.value.strip()
         self.show_threads()
-        self.schedule_prefetch()
 
     @on(Input.Submitted, "#filter")
     def _filter_kept(self, event: Input.Submitted) -> None:
@@ -431,7 +610,6 @@ class MainScreen(Screen[None]):
         if message is None or not message.thread_id:
             return
         if event.data.get("type") == EventKind.MESSAGE_CREATED:
-            self._changed_threads.add(message.thread_id)
             if message.direction != MessageDirection.OUTBOUND:
                 who = clean_line(sender_name(message, self.pigeon.mailbox.contacts), limit=40)
                 what = clean_line(message.subject or "(no subject)", limit=60)
@@ -442,22 +620,8 @@ class MainScreen(Screen[None]):
         else:
             self.update_message(message)
 
-    @work(exclusive=True, group="live-refresh", exit_on_error=False, description="showing new mail")
-    async def live_refresh(self) -> None:
-        changed, self._changed_threads = self._changed_threads, set()
-        mailbox = self.pigeon.mailbox
-        mailbox.set_threads(await self.pigeon.client.threads.list())
-        for thread_id in changed:
-            mailbox.messages.pop(thread_id, None)
-            mailbox.summaries.pop(thread_id, None)
-        self.show_threads()
-        self.schedule_prefetch()
-        reader = self.query_one(Reader)
-        if reader.thread is not None and reader.thread.id in changed:
-            thread = mailbox.thread(reader.thread.id)
-            if thread is not None:
-                mailbox.mark_read(thread)
-                self.load_thread(thread)
+    def live_refresh(self) -> None:
+        self.load_mail()
 
     def update_message(self, message: MailMessage) -> None:
         """A message changed (delivery status): show the new version where it is shown."""

@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 
@@ -106,3 +106,26 @@ class HelpScreen(ModalScreen[None]):
 
     def action_scroll_up(self) -> None:
         self.query_one("#help-keys", VerticalScroll).scroll_up()
+
+
+class InputScreen(ModalScreen[str | None]):
+    """Ask for one line of text; dismisses with it, or ``None``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="input.cancel")]
+
+    def __init__(self, title: str, hint: str = "", value: str = "") -> None:
+        super().__init__()
+        self.title_text, self.hint, self.value = title, hint, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content.styled(self.title_text, "bold"), markup=False)
+            yield Input(self.value, id="answer")
+            if self.hint:
+                yield Static(Content.styled(self.hint, "dim"), markup=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

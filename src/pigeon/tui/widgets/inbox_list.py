@@ -1,4 +1,4 @@
-"""The inboxes pane: every inbox with its status (when not active) and unread count."""
+"""The sidebar: views with their counts, then every inbox with its status (when not active) and unread count."""
 
 from __future__ import annotations
 
@@ -10,13 +10,20 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pigeon.models import Inbox, InboxStatus
-from pigeon.tui.mailbox import ALL_INBOXES
 from pigeon.tui.render import safe_line
 
 STATUS_LABELS = {
     InboxStatus.INACTIVE: "off",
     InboxStatus.PENDING_VERIFICATION: "pending",
     InboxStatus.FAILED: "failed",
+}
+VIEW_LABELS = {
+    "inbox": "Inbox",
+    "unread": "Unread",
+    "starred": "Starred",
+    "snoozed": "Snoozed",
+    "done": "Done",
+    "all": "All mail",
 }
 
 
@@ -30,22 +37,32 @@ def inbox_prompt(label: str, unread: int, status: object = InboxStatus.ACTIVE) -
     return Content.assemble(*parts)
 
 
+def view_label(view: str) -> str:
+    return VIEW_LABELS.get(view) or "#" + view.removeprefix("label:")
+
+
 class InboxList(OptionList):
-    """Inboxes; the first entry shows every inbox at once."""
+    """Views (``view:<name>``) and inboxes (``inbox:<id>``), each with its count."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", id="inboxes.down", show=False),
         Binding("k", "cursor_up", "Up", id="inboxes.up", show=False),
     ]
 
-    def show_inboxes(self, inboxes: list[Inbox], unread: dict[str, int], selected: str) -> None:
-        options = [Option(inbox_prompt("All inboxes", unread.get(ALL_INBOXES, 0)), id=ALL_INBOXES)]
+    def show_sidebar(self, counts: dict[str, int], inboxes: list[Inbox], unread: dict[str, int], selected: str) -> None:
+        options: list[Option] = []
+        for view, count in counts.items():
+            shown = count if view != "all" else 0
+            options.append(Option(inbox_prompt(view_label(view), shown), id=f"view:{view}"))
+        options.append(Option(Content.styled("Inboxes", "dim"), id="heading", disabled=True))
         for inbox in inboxes:
             options.append(
                 Option(
-                    inbox_prompt(inbox.display_name or inbox.email, unread.get(inbox.id, 0), inbox.status), id=inbox.id
+                    inbox_prompt(inbox.display_name or inbox.email, unread.get(inbox.id, 0), inbox.status),
+                    id=f"inbox:{inbox.id}",
                 )
             )
         highlighted = next((i for i, o in enumerate(options) if o.id == selected), 0)
-        self.set_options(options)
-        self.highlighted = highlighted
+        with self.prevent(OptionList.OptionHighlighted):
+            self.set_options(options)
+            self.highlighted = highlighted

@@ -39,6 +39,9 @@ class ThreadRow:
     count: int
     unread: bool = False
     attachment: bool = False
+    starred: bool = False
+    selected: bool = False
+    labels: tuple[str, ...] = ()
 
 
 class RowSource(Protocol):
@@ -74,7 +77,7 @@ class EmptySource:
 WHO_WIDTH = 22
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
-MARK_WIDTH = 3
+MARK_WIDTH = 4
 GG_WINDOW = 1.0
 
 
@@ -258,6 +261,7 @@ class ThreadList(ScrollView, can_focus=True):
         strong = unread if row.unread else Style()
 
         when = relative_time(row.when, self._clock() if self._clock else datetime.now().astimezone())
+        label_text = clean_line(" ".join(f"#{label}" for label in row.labels), limit=24)
         count = f"({row.count})" if row.count > 1 else ""
         subject_width = max(width - MARK_WIDTH - WHO_WIDTH - COUNT_WIDTH - TIME_WIDTH - 3, 4)
 
@@ -269,10 +273,22 @@ class ThreadList(ScrollView, can_focus=True):
             return value
 
         line = Text.assemble(
-            cell(("●" if row.unread else " ") + ("+" if row.attachment else " "), MARK_WIDTH, mark),
+            cell(
+                ("▌" if row.selected else " ")
+                + ("●" if row.unread else " ")
+                + ("★" if row.starred else " ")
+                + ("+" if row.attachment else " "),
+                MARK_WIDTH,
+                mark,
+            ),
             cell(clean_line(row.who) or "…", WHO_WIDTH, strong),
             " ",
-            cell(clean_line(row.subject) or "(no subject)", subject_width, strong),
+            cell(
+                clean_line(row.subject) or "(no subject)",
+                subject_width - (len(label_text) + 1 if label_text else 0),
+                strong,
+            ),
+            *((" ", cell(label_text, len(label_text), mark)) if label_text else ()),
             " ",
             cell(count, COUNT_WIDTH, dim, right=True),
             " ",

@@ -1,0 +1,173 @@
+"""Triage in the app: keys, toasts, undo, views with counts, search, and state that outlives the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.store.mailstore import MailStore, store_path
+from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import InputScreen, PickScreen
+from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, pigeon_for, screen_text, settle
+
+
+async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
+    screen = app.screen
+    await settle(pilot, app, lambda: getattr(screen, "synced", False))
+    return screen.query_one(ThreadList)
+
+
+def sidebar(app: PigeonApp) -> dict[str, str]:
+    pane = app.screen.query_one(InboxList)
+    return {
+        pane.get_option_at_index(i).id or "": str(pane.get_option_at_index(i).prompt) for i in range(pane.option_count)
+    }
+
+
+async def test_done_star_read_with_toasts_and_undo(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        assert len(threads.source) == 25
+        first = threads.current.id  # type: ignore[union-attr]
+        await pilot.press("e")
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+        assert "Done: 1 thread — u to undo" in notes.text
+        assert first not in [threads.source.row(i).id for i in range(24)]
+        assert sidebar(app)["view:done"].endswith("1")
+        await pilot.press("u")
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+        assert "Undone: Done: 1 thread" in notes.text
+        await pilot.press("s")
+        await settle(pilot, app, lambda: threads.current is not None and threads.current.starred)
+        await pilot.press("m")
+        await settle(pilot, app, lambda: threads.current is not None and not threads.current.unread)
+        await pilot.press("U")
+        await settle(pilot, app, lambda: threads.current is not None and threads.current.unread)
+
+
+async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("x", "J", "J")
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        assert len(screen.selected) == 3
+        assert "3 selected" in screen_text(app)
+        await pilot.press("e")
+        await settle(pilot, app, lambda: len(threads.source) == 22)
+        assert "Done: 3 threads — u to undo" in notes.text
+        assert not screen.selected
+        await pilot.press("u")
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+
+
+async def test_snooze_and_label_from_their_pickers(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        target = threads.current.id  # type: ignore[union-attr]
+        await pilot.press("z")
+        await settle(pilot, app, lambda: isinstance(app.screen, PickScreen))
+        await pilot.press("down", "enter")  # tomorrow morning
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+        await pilot.press("4")
+        await settle(pilot, app, lambda: len(threads.source) == 1)
+        assert threads.current.id == target  # type: ignore[union-attr]
+        await pilot.press("1", "l")
+        await settle(pilot, app, lambda: isinstance(app.screen, InputScreen))
+        await pilot.press(*"clients", "enter")
+        await settle(pilot, app, lambda: "view:label:clients" in sidebar(app))
+        assert "clients" in threads.current.labels  # type: ignore[union-attr]
+
+
+async def test_views_switch_by_key_and_count_in_the_sidebar(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("s", "j", "s")
+        await pilot.press("3")
+        await settle(pilot, app, lambda: len(threads.source) == 2)
+        assert sidebar(app)["view:starred"].endswith("2")
+        await pilot.press("6")
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+        await pilot.press("2")
+        await settle(pilot, app, lambda: len(threads.source) == 25)  # nothing opened yet: all unread
+
+
+async def test_search_with_operators_narrows_the_list(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("s")
+        await pilot.press("slash", *"is:starred")
+        await settle(pilot, app, lambda: len(threads.source) == 1)
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+        await pilot.press("slash", *"is:sleepy")
+        await settle(pilot, app)
+        assert "is: takes" in screen_text(app)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        starred = threads.current.id  # type: ignore[union-attr]
+        await pilot.press("s", "j", "e")
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+    assert store_path("default").exists()
+    again = pigeon_for(service)
+    async with again.run_test(size=SIZE) as pilot:
+        threads = again.screen.query_one(ThreadList)
+        assert len(threads.source) == 24  # painted from the store before any sync
+        assert threads.source.row(0).id == starred
+        assert threads.source.row(0).starred
+        await pilot.press("u")
+        await settle(pilot, again, lambda: len(threads.source) == 25)  # the undo stack outlived the app
+
+
+async def test_with_the_service_down_cached_mail_stays_readable(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await synced(pilot, app)
+    dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
+    offline = make_app(
+        load_config(base_url=BASE), client=dead, clock=frozen_clock, store=MailStore.for_profile("default")
+    )
+    notes = Notes()
+    async with offline.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = offline.screen.query_one(ThreadList)
+        await settle(pilot, offline, lambda: offline.offline)
+        assert len(threads.source) == 25
+        assert "Offline" in screen_text(offline)
+        await pilot.press("enter")
+        reader_text = offline.screen.query_one("#reader-content")
+        await settle(pilot, offline, lambda: "Loading" not in str(reader_text.visual.plain))  # type: ignore[attr-defined]
+        assert str(reader_text.visual.plain).count("UTC") >= 1  # type: ignore[attr-defined]
+
+
+async def test_views_and_triage_are_offered_in_the_palette(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("s")
+        await pilot.press("ctrl+p", *"View: Starred")
+        await pilot.pause(0.3)
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 1)
+        assert app.screen.view == "starred"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+p", *"Undo")
+        await pilot.pause(0.3)
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 0)
