@@ -13,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -192,6 +192,23 @@ async def create_webhook(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def triaged(pilot: Pilot) -> None:
+    """Some threads starred, done, labelled and snoozed, three selected: the views and their counts."""
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    threads = [t.id for t in app.store.list("all", limit=12, now=NOW)]
+    app.store.star(threads[0:3])
+    app.store.done(threads[3:6])
+    app.store.label(threads[0:2] + threads[6:8], "clients")
+    app.store.snooze(threads[8:9], NOW + timedelta(days=1))
+    app.store.mark_read(threads[9:12])
+    screen = app.screen
+    screen.show_threads()  # type: ignore[attr-defined]
+    await settle(pilot)
+    await pilot.press("j", "x", "J", "J")
+    await settle(pilot)
+
+
 @dataclass(frozen=True)
 class Scene:
     run_before: Callable[[Pilot], Awaitable[None]]
@@ -206,6 +223,7 @@ SCENES: dict[str, Scene] = {
     "palette": Scene(palette),
     "login": Scene(login, logged_in=False),
     "narrow": Scene(main_view, size=(110, 40)),
+    "triage": Scene(triaged),
     "contacts": Scene(contacts),
     "contact-editor": Scene(editor_error),
     "create-inbox": Scene(create_inbox),

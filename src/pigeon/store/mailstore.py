@@ -295,6 +295,16 @@ class MailStore:
         rows = self._rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
         return [Message.model_validate_json(r["data"]) for r in rows]
 
+    def put_contact(self, contact: Contact) -> None:
+        """Keep the latest version of a contact (after an edit)."""
+        if not contact.id:
+            return
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+                (contact.id, contact.name, json.dumps(contact.to_wire())),
+            )
+
     def contacts(self) -> list[Contact]:
         return [Contact.model_validate_json(r["data"]) for r in self._rows("SELECT data FROM contacts ORDER BY name")]
 

@@ -267,6 +267,7 @@ class PigeonApp(App[None]):
         if not contact.id:
             return
         self.mailbox.contacts[contact.id] = contact
+        self.run_worker(asyncio.to_thread(self.store.put_contact, contact), group="store", exit_on_error=False)
         for messages in self.mailbox.messages.values():
             for message in messages:
                 if message.sender and message.sender.contact_id == contact.id:

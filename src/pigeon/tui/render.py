@@ -84,7 +84,8 @@ def sender_name(message: Message, contacts: dict[str, Contact] | None = None) ->
     sender = message.sender
     if sender is None:
         return "(unknown sender)"
-    contact = sender.contact or (contacts or {}).get(sender.contact_id or "")
+    # The contacts the app knows are fresher than the copy a message carried when it was fetched.
+    contact = (contacts or {}).get(sender.contact_id or "") or sender.contact
     return contact_name(contact, sender.raw_address or sender.contact_id) or "(unknown sender)"
 
 

@@ -175,28 +175,14 @@ class ContactBook(Screen[None]):
         if self.shown and table.cursor_row < len(self.shown):
             self.pigeon.edit_contact(self.shown[table.cursor_row], on_saved=lambda _: self.refresh_book())
 
-    @work(exclusive=True, group="learn", exit_on_error=False, description="learning contacts from mail")
+    @work(exclusive=True, group="learn", exit_on_error=False, description="reading contacts")
     async def learn_contacts(self) -> None:
-        """Read the first page of threads not read yet, to meet the people in them (the API cannot list contacts)."""
+        """Every contact the store has met in synced mail (the API cannot list contacts)."""
         mailbox = self.pigeon.mailbox
-        todo = [t.id for t in mailbox.threads if t.id and t.id not in mailbox.summaries]
-        gate = asyncio.Semaphore(4)
-        done = 0
-
-        async def one(thread_id: str) -> None:
-            nonlocal done
-            async with gate:
-                page = await self.pigeon.client.messages.list(thread_id, page_size=100)
-            mailbox.learn(page.items)
-            if not page.has_next_page:
-                mailbox.set_messages(thread_id, page.items)
-            done += 1
-            if done % 20 == 0 or done == len(todo):
-                self.refresh_book()
-
-        if todo:
-            await asyncio.gather(*(one(t) for t in todo))
-            self.refresh_book()
+        for contact in await asyncio.to_thread(self.pigeon.store.contacts):
+            if contact.id and contact.id not in mailbox.contacts:
+                mailbox.contacts[contact.id] = contact
+        self.refresh_book()
 
     def on_worker_state_changed(self, event: Any) -> None:
         self.pigeon.on_worker_state_changed(event)

@@ -161,11 +161,18 @@ class MainScreen(Screen[None]):
         self.watch(self.pigeon, "offline", self._offline_changed)
         self.pigeon.mailbox.inboxes = self.store.inboxes()
         self.show_threads()  # what the store has, at once
+        self.load_contacts()
         self.set_interval(60, self.show_threads)  # snoozes come due
         self.refresh_mail()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.pigeon.on_worker_state_changed(event)
+
+    @work(group="contacts", exit_on_error=False, description="reading contacts")
+    async def load_contacts(self) -> None:
+        for contact in await asyncio.to_thread(self.store.contacts):
+            if contact.id:
+                self.pigeon.mailbox.contacts.setdefault(contact.id, contact)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")

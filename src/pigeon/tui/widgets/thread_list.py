@@ -77,7 +77,7 @@ class EmptySource:
 WHO_WIDTH = 22
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
-MARK_WIDTH = 4
+MARK_WIDTH = 5
 GG_WINDOW = 1.0
 
 
