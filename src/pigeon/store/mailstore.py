@@ -291,6 +291,51 @@ class MailStore:
                 (thread_id, subject, who, recipients, index_text(messages)),
             )
 
+    def put_many(self, items: Iterable[tuple[Thread, Sequence[Message], str, str]]) -> int:
+        """Load many threads with their messages in one transaction (a direct fill: imports, benchmarks).
+
+        Each item is ``(thread, messages, who, recipients)``; returns how many threads were stored.
+        """
+        from pigeon.store.search import index_text
+
+        count = 0
+        with self._tx() as conn:
+            for thread, messages, who, recipients in items:
+                if not thread.id:
+                    continue
+                last = _wire_time(thread.last_message_at)
+                total = thread.message_count or len(messages)
+                attachment = any(b.filename for m in messages for b in m.content_blocks)
+                conn.execute(
+                    "INSERT OR REPLACE INTO threads (id, inbox_id, subject, who, last_message_at, message_count, "
+                    "has_attachment, synced_upto, synced_count, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        thread.id,
+                        thread.inbox_id,
+                        thread.subject or "",
+                        who,
+                        last,
+                        total,
+                        int(attachment),
+                        last,
+                        total,
+                        json.dumps(thread.to_wire()),
+                    ),
+                )
+                conn.executemany(
+                    "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
+                    [
+                        (m.id or f"{thread.id}:{n}", thread.id, n, json.dumps(m.to_wire()))
+                        for n, m in enumerate(messages)
+                    ],
+                )
+                conn.execute(
+                    "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                    (thread.id, thread.subject or "", who, recipients, index_text(messages)),
+                )
+                count += 1
+        return count
+
     def messages(self, thread_id: str) -> list[Message]:
         rows = self._rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
         return [Message.model_validate_json(r["data"]) for r in rows]
