@@ -20,7 +20,7 @@ import httpx
 from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
-from textual.worker import WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, UIConfig, load_config
@@ -70,7 +70,9 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
 async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, rounds: int = 300) -> None:
     app = pilot.app
     for _ in range(rounds):
-        with contextlib.suppress(WorkerFailed):  # failures are the app's to report; tests check what it said
+        with contextlib.suppress(
+            WorkerFailed, WorkerCancelled
+        ):  # failures are reported by the app; replaced workers are cancelled
             await app.workers.wait_for_complete()
         await pilot.pause()
         if until():

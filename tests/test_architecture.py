@@ -53,3 +53,12 @@ def test_the_server_imports_only_models_from_pigeon() -> None:
         own = {n for n in imports_of(path) if n == "pigeon" or n.startswith("pigeon.")}
         bad = {n for n in own if not n.startswith(("pigeon.models", "pigeon.server"))}
         assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+
+
+def test_the_store_imports_neither_the_ui_nor_the_network() -> None:
+    store = modules(inside="store")
+    assert len(store) >= 5
+    for path in store:
+        own = {n for n in imports_of(path) if n == "pigeon" or n.startswith("pigeon.")}
+        bad = {n for n in own if n.startswith(("pigeon.tui", "pigeon.server", "pigeon.api", "pigeon.cli"))}
+        assert not bad, f"{path.relative_to(SRC)} imports {bad}"

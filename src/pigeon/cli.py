@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, NoReturn, TextIO
 
 from pigeon import __version__, credentials, locations
-from pigeon.api import InvalidInput, PigeonClient, PigeonError
+from pigeon.api import InvalidInput, PigeonError
 from pigeon.config import Config, ConfigError, load_config, save_profile
 from pigeon.models import (
     PAGE_SIZE_DEFAULT,
@@ -87,16 +87,18 @@ def _config(args: argparse.Namespace) -> Config:
     return load_config(profile=getattr(args, "profile", None), base_url=getattr(args, "base_url", None))
 
 
-def _client(config: Config) -> PigeonClient:
+def _client(config: Config) -> Any:
     token, _ = credentials.resolve_token(config.profile)
     if not token:
         raise UsageError(
             f"Not logged in (profile {config.profile!r}): run `pigeon login`, or set PIGEON_TOKEN for scripts."
         )
+    from pigeon.api.client import PigeonClient
+
     return PigeonClient(config.base_url, token)
 
 
-def _run(args: argparse.Namespace, call: Callable[[PigeonClient], Awaitable[Any]]) -> Any:
+def _run(args: argparse.Namespace, call: Callable[[Any], Awaitable[Any]]) -> Any:
     """Run one async call with a client built from the configuration, and close the client after."""
     client = _client(_config(args))
 
@@ -150,6 +152,8 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
     if not token:
         raise UsageError("No token given; nothing was stored.")
     credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
+
+    from pigeon.api.client import PigeonClient
 
     async def verify() -> list[Inbox]:
         async with PigeonClient(base_url, token) as client:
@@ -252,7 +256,7 @@ def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
-    async def fetch(client: PigeonClient) -> tuple[list[Message], str | None]:
+    async def fetch(client: Any) -> tuple[list[Message], str | None]:
         kwargs = {"message_ids": args.message_id or None, "page_size": args.page_size}
         if args.all:
             return [m async for m in client.messages.iter(args.thread, **kwargs)], None

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-import keyring
-import keyring.backend
-import keyring.errors
+if TYPE_CHECKING:
+    import keyring.backend
 
 SERVICE_NAME = "pigeon"
 TOKEN_ENV = "PIGEON_TOKEN"  # noqa: S105  (the variable's name, not a secret)
@@ -43,9 +43,17 @@ def _is_unusable(backend: keyring.backend.KeyringBackend) -> bool:
     return chained is not None and not chained
 
 
+def _keyring() -> Any:
+    """keyring, imported when first needed (PIGEON_TOKEN users and the demo never pay for it)."""
+    import keyring
+    import keyring.errors
+
+    return keyring
+
+
 def backend() -> keyring.backend.KeyringBackend:
     """The keyring backend in use; :class:`CredentialsError` if there is none that can hold a secret."""
-    current = keyring.get_keyring()
+    current = _keyring().get_keyring()
     if _is_unusable(current):
         raise CredentialsError(NO_BACKEND_HELP)
     return current
@@ -61,9 +69,10 @@ def backend_name() -> str:
 
 
 def _fail(action: str, exc: Exception) -> CredentialsError:
-    if isinstance(exc, keyring.errors.NoKeyringError):
+    errors = _keyring().errors
+    if isinstance(exc, errors.NoKeyringError):
         return CredentialsError(NO_BACKEND_HELP)
-    if isinstance(exc, keyring.errors.KeyringLocked):
+    if isinstance(exc, errors.KeyringLocked):
         return CredentialsError(f"The keyring is locked; unlock it and try again ({action}).")
     return CredentialsError(f"The keyring could not {action}: {type(exc).__name__}. {NO_BACKEND_HELP}")
 
@@ -80,7 +89,7 @@ def resolve_token(profile: str) -> tuple[str | None, TokenSource]:
         return from_env, TokenSource.ENVIRONMENT
     try:
         stored = backend().get_password(SERVICE_NAME, profile)
-    except keyring.errors.KeyringError as exc:
+    except _keyring().errors.KeyringError as exc:
         raise _fail("read the token", exc) from None
     if stored:
         return stored, TokenSource.KEYRING
@@ -94,7 +103,7 @@ def store_token(profile: str, token: str) -> None:
         raise CredentialsError("The token is empty; nothing was stored.")
     try:
         backend().set_password(SERVICE_NAME, profile, token)
-    except keyring.errors.KeyringError as exc:
+    except _keyring().errors.KeyringError as exc:
         raise _fail("store the token", exc) from None
 
 
@@ -105,8 +114,8 @@ def delete_token(profile: str) -> bool:
         if current.get_password(SERVICE_NAME, profile) is None:
             return False
         current.delete_password(SERVICE_NAME, profile)
-    except keyring.errors.PasswordDeleteError:
+    except _keyring().errors.PasswordDeleteError:
         return False
-    except keyring.errors.KeyringError as exc:
+    except _keyring().errors.KeyringError as exc:
         raise _fail("remove the token", exc) from None
     return True

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.worker import WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, load_config
@@ -53,7 +53,9 @@ def service() -> Iterator[Service]:
 async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, rounds: int = 200) -> None:
     """Let workers finish and the screen catch up; with ``until``, keep going until it holds."""
     for _ in range(rounds):
-        with contextlib.suppress(WorkerFailed):  # failures are the app's to report; tests check what it said
+        with contextlib.suppress(
+            WorkerFailed, WorkerCancelled
+        ):  # failures are reported by the app; replaced workers are cancelled
             await app.workers.wait_for_complete()
         await pilot.pause()
         if until is None or until():

@@ -1,6 +1,11 @@
-"""Async client of the messaging service. No Textual here."""
+"""Async client of the messaging service. No Textual here.
 
-from pigeon.api.client import DEFAULT_TIMEOUT, PigeonClient
+The error types load at once; the client (and httpx with it) loads when first used, so a program that only
+needs to name errors, or paints its first screen from the local store, starts faster.
+"""
+
+from typing import TYPE_CHECKING, Any
+
 from pigeon.api.errors import (
     Conflict,
     ConnectionFailed,
@@ -17,7 +22,21 @@ from pigeon.api.errors import (
     Timeout,
     Unauthorized,
 )
-from pigeon.api.pagination import Page
+
+if TYPE_CHECKING:
+    from pigeon.api.client import DEFAULT_TIMEOUT, PigeonClient
+    from pigeon.api.pagination import Page
+
+_LAZY = {"PigeonClient": "pigeon.api.client", "DEFAULT_TIMEOUT": "pigeon.api.client", "Page": "pigeon.api.pagination"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pigeon.api' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_TIMEOUT",

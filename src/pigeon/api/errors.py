@@ -29,11 +29,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from pigeon.sanitize import clean_line
+
+if TYPE_CHECKING:
+    import httpx
 
 DETAIL_LIMIT = 300
 """How many characters of a server's error text an error message keeps."""
@@ -296,6 +297,8 @@ def status_error(
     title, detail, errors = describe_body(response)
     title, detail = redact(title), redact(detail)
     errors = [FieldError(redact(e.field), redact(e.message)) for e in errors]
+
+    import httpx  # loaded already: there is a response
 
     reason = response.reason_phrase or httpx.codes.get_reason_phrase(status) or "error"
     parts = [f"{method} {path} failed: {status} {reason}"]

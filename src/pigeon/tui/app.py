@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from pigeon import credentials
-from pigeon.api import ConnectionFailed, PigeonClient, PigeonError, RateLimited, Unauthorized
+from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config, ConfigError, update_config_file
 from pigeon.models import Contact, Inbox, ParticipantRole, WebhookSubscription
 from pigeon.store.drafts import Drafts
@@ -35,12 +35,17 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
 
+if TYPE_CHECKING:
+    from pigeon.api.client import PigeonClient
+
 log = logging.getLogger("pigeon.tui")
 
-ClientFactory = Callable[[str, str], PigeonClient]
+ClientFactory = Callable[[str, str], "PigeonClient"]
 
 
 def default_client_factory(base_url: str, token: str) -> PigeonClient:
+    from pigeon.api.client import PigeonClient  # httpx loads here, not before the first screen
+
     return PigeonClient(base_url, token)
 
 
@@ -62,6 +67,7 @@ class PigeonApp(App[None]):
         config: Config,
         *,
         client: PigeonClient | None = None,
+        token: str | None = None,
         client_factory: ClientFactory | None = None,
         remember_token: bool = True,
         save_settings: bool = True,
@@ -72,6 +78,7 @@ class PigeonApp(App[None]):
         store: MailStore | None = None,
     ) -> None:
         super().__init__()
+        self._token = token
         self.store = store or MailStore(":memory:")
         self.login_message = login_message
         profile = config.profile_config
@@ -93,14 +100,17 @@ class PigeonApp(App[None]):
 
     @property
     def client(self) -> PigeonClient:
+        """The app's one client, made on first use (so httpx loads after the first screen is painted)."""
         if self._client is None:
-            raise RuntimeError("not logged in")
+            if not self._token:
+                raise RuntimeError("not logged in")
+            self._client = self.client_factory(self.config.base_url, self._token)
         return self._client
 
     def on_mount(self) -> None:
         if self.config.ui.keymap:
             self.set_keymap(self.config.ui.keymap)
-        if self._client is None:
+        if self._client is None and not self._token:
             self.push_screen(LoginScreen(self.config.base_url, self.login_message))
         else:
             self.push_screen(MainScreen())
@@ -331,11 +341,10 @@ def make_app(
 ) -> PigeonApp:
     """The app, used alike by the CLI and the tests: with a token (or client) it opens on the mail, else on login."""
     factory = client_factory or default_client_factory
-    if client is None and token:
-        client = factory(config.base_url, token)
     return PigeonApp(
         config,
         client=client,
+        token=token,
         client_factory=factory,
         remember_token=remember_token,
         save_settings=save_settings,

@@ -8,8 +8,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
-import httpx
 from pydantic import ValidationError
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -23,7 +23,6 @@ from textual.worker import Worker
 
 from pigeon import locations
 from pigeon.api import PigeonError
-from pigeon.api.receiver import WebhookReceiver, event_message
 from pigeon.models import ContentBlock, EventKind, MessageDirection
 from pigeon.models import Message as MailMessage
 from pigeon.sanitize import clean_line
@@ -50,7 +49,7 @@ LIVE_DEBOUNCE = 0.3
 
 
 def is_loopback(base_url: str) -> bool:
-    host = httpx.URL(base_url).host
+    host = (urlsplit(base_url).hostname or "").lower()
     return host in {"localhost", "::1"} or host.startswith("127.")
 
 
@@ -128,7 +127,7 @@ class MainScreen(Screen[None]):
         self.synced = False
         self.live_mode = ""
         self._live_started = False
-        self._receiver: WebhookReceiver | None = None
+        self._receiver: Any = None
         self._live_timer = None
         self._progress_timer = None
 
@@ -163,7 +162,7 @@ class MainScreen(Screen[None]):
         self.show_threads()  # what the store has, at once
         self.load_contacts()
         self.set_interval(60, self.show_threads)  # snoozes come due
-        self.refresh_mail()
+        self.call_after_refresh(self.refresh_mail)  # after the first frame: sync never delays it
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.pigeon.on_worker_state_changed(event)
@@ -245,13 +244,18 @@ class MainScreen(Screen[None]):
             selected=self.selected.__contains__,
         )
         thread_list.set_source(source, keep=current.id if current else None)
-        selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
-        counts = self.store.view_counts(now)
-        self.label_views = [view for view in counts if view.startswith("label:")]
-        self.query_one(InboxList).show_sidebar(
-            counts, self.pigeon.mailbox.inboxes, self.store.unread_by_inbox(now), selected
-        )
         self.update_status(len(source))
+        self.refresh_sidebar()
+
+    @work(exclusive=True, group="sidebar", exit_on_error=False, description="counting the views")
+    async def refresh_sidebar(self) -> None:
+        """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while)."""
+        now = self.pigeon.clock()
+        counts = await asyncio.to_thread(self.store.view_counts, now)
+        unread = await asyncio.to_thread(self.store.unread_by_inbox, now)
+        self.label_views = [view for view in counts if view.startswith("label:")]
+        selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
+        self.query_one(InboxList).show_sidebar(counts, self.pigeon.mailbox.inboxes, unread, selected)
 
     def update_status(self, shown: int | None = None) -> None:
         thread_list = self.query_one(ThreadList)
@@ -290,11 +294,10 @@ class MainScreen(Screen[None]):
         thread = mailbox.thread(thread_id) or await asyncio.to_thread(store.thread, thread_id)
         if thread is None:
             return
-        if mark_read:
-            await asyncio.to_thread(store.mark_read, [thread_id], record=False)
-            self.show_threads()
         cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
         total = thread.message_count or 0
+        if mark_read:  # after the messages are on screen: reading comes first
+            self.call_after_refresh(self.mark_opened, thread_id)
         if cached and len(cached) >= total:
             mailbox.learn(cached)
             mailbox.messages[thread_id] = cached
@@ -317,6 +320,11 @@ class MainScreen(Screen[None]):
         await asyncio.to_thread(
             store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded)
         )
+
+    @work(group="mark-read", exit_on_error=False, description="marking the thread read")
+    async def mark_opened(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.store.mark_read, [thread_id], record=False)
+        self.show_threads()
 
     @on(OptionList.OptionHighlighted, "#inboxes")
     def _sidebar_chosen(self, event: OptionList.OptionHighlighted) -> None:
@@ -580,6 +588,8 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="live", exit_on_error=False, description="starting live updates")
     async def start_live(self) -> None:
         """Webhooks to a receiver on 127.0.0.1 when the service runs on this machine; else polling."""
+        from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
+
         client = self.pigeon.client
         if is_loopback(client.base_url):
             receiver = WebhookReceiver(lambda data: self.post_message(self.LiveEvent(data)))
@@ -609,6 +619,8 @@ class MainScreen(Screen[None]):
             await self._receiver.stop()
 
     def on_main_screen_live_event(self, event: LiveEvent) -> None:
+        from pigeon.api.receiver import event_message
+
         raw = event_message(event.data)
         try:
             message = MailMessage.model_validate(raw) if raw else None

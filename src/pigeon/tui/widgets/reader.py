@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -61,6 +59,9 @@ def attachments_of(messages: list[Message]) -> list[tuple[Message, ContentBlock]
 def markdown_content(source: str, width: int) -> Content:
     """Markdown rendered by Rich (from tokens: nothing in it is markup) at ``width``, links shown as
     "text (target)". ``source`` must already be cleaned of control sequences."""
+    from rich.console import Console  # imported when markdown mail is first shown, not at start-up
+    from rich.markdown import Markdown
+
     console = Console(width=max(width, 20), color_system="truecolor", force_terminal=True, legacy_windows=False)
     lines = console.render_lines(Markdown(source, hyperlinks=False), pad=False)
     text = Text()

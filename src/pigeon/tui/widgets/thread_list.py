@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -169,9 +169,16 @@ class ThreadList(ScrollView, can_focus=True):
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.source) - 1)) if len(self.source) else 0
 
-    def watch_cursor(self, value: int) -> None:
+    def watch_cursor(self, old: int, value: int) -> None:
+        top = int(self.scroll_offset.y)
         self._scroll_cursor_into_view()
-        self.refresh()
+        if int(self.scroll_offset.y) == top:  # no scroll: only the two rows whose look changed
+            width = self.size.width
+            for index in (old, value):
+                if top <= index < top + self.size.height:
+                    self.refresh(Region(0, index - top, width, 1))
+        else:
+            self.refresh()
         row = self.current
         if row is not None:
             self.post_message(self.Highlighted(self, value, row))

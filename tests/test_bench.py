@@ -1,0 +1,64 @@
+"""The benchmark's pieces on a tiny size, so the harness cannot silently break (no timings are asserted)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.run import SizeResult, UIRun, build_service, direct_fill, has_thread_row, measure_ui, report, sync_store
+from pigeon.store.mailstore import MailStore
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = tmp_path_factory.mktemp("bench")
+    return build_service(30, folder)
+
+
+def test_the_data_builder_makes_a_service_with_mail_and_a_token(tiny: tuple[Path, str]) -> None:
+    from pigeon.server.db import Database
+
+    path, token = tiny
+    db = Database(path)
+    account = db.account_for_token(token)
+    assert account is not None
+    threads, _ = db.list_threads(account, page_size=500, page_token=None)
+    assert len(threads) == 30
+    assert all(1 <= (t.message_count or 0) <= 10 for t in threads)
+    db.close()
+    assert build_service(30, path.parent) == tiny  # built once, then reused
+
+
+def test_sync_and_direct_fill_give_the_same_store(tiny: tuple[Path, str], tmp_path: Path) -> None:
+    path, token = tiny
+    figures = sync_store(path, token, tmp_path / "synced.sqlite3")
+    assert (figures.threads, figures.requests > figures.threads) == (30, True)
+    assert figures.messages > 30
+    assert direct_fill(path, tmp_path / "direct.sqlite3") == 30
+    synced, direct = MailStore(tmp_path / "synced.sqlite3"), MailStore(tmp_path / "direct.sqlite3")
+    assert [t.id for t in synced.list("all", limit=50)] == [t.id for t in direct.list("all", limit=50)]
+    assert synced.count("all", "has:attachment") == direct.count("all", "has:attachment")
+
+
+def test_the_row_detector_sees_rows_and_not_an_empty_list() -> None:
+    assert has_thread_row("│ ●   Ada Lovelace   Engines               (3)    5m ││ reader")
+    assert has_thread_row("│ ●   Ada            Notes                        Nov 3 ││")
+    assert not has_thread_row("│ Loading…                                          ││")
+
+
+def test_the_tmux_driver_finds_the_first_row_and_opens_the_newest(tiny: tuple[Path, str], tmp_path: Path) -> None:
+    assert shutil.which("tmux"), "the benchmark needs tmux (it is in this machine image: apt-get install tmux)"
+    path, _ = tiny
+    store = tmp_path / "app" / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(path, store)
+    run = measure_ui(tmp_path / "app", presses=2)
+    assert run.first_row > 0
+    assert run.keypress > 0
+    assert run.open_newest > 0
+    assert run.rss_mib > 10
+    text = report([SizeResult(30, "direct fill", [run])], None, None, "test")
+    assert "| 30 | direct fill |" in text
+    assert isinstance(run, UIRun)
