@@ -46,6 +46,7 @@ log = logging.getLogger("pigeon.tui")
 NARROW_WIDTH = 120
 PREFETCH_CONCURRENCY = 4
 LIVE_DEBOUNCE = 0.3
+MARK_READ_DELAY = 0.25
 
 
 def is_loopback(base_url: str) -> bool:
@@ -124,6 +125,7 @@ class MainScreen(Screen[None]):
         self.filter_text = ""
         self.selected: set[str] = set()
         self.label_views: list[str] = []
+        self._sidebar_shown: Any = None
         self.synced = False
         self.live_mode = ""
         self._live_started = False
@@ -255,6 +257,10 @@ class MainScreen(Screen[None]):
         unread = await asyncio.to_thread(self.store.unread_by_inbox, now)
         self.label_views = [view for view in counts if view.startswith("label:")]
         selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
+        shown = (counts, [i.id for i in self.pigeon.mailbox.inboxes], unread, selected)
+        if shown == self._sidebar_shown:  # nothing changed: no relayout
+            return
+        self._sidebar_shown = shown
         self.query_one(InboxList).show_sidebar(counts, self.pigeon.mailbox.inboxes, unread, selected)
 
     def update_status(self, shown: int | None = None) -> None:
@@ -296,8 +302,8 @@ class MainScreen(Screen[None]):
             return
         cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
         total = thread.message_count or 0
-        if mark_read:  # after the messages are on screen: reading comes first
-            self.call_after_refresh(self.mark_opened, thread_id)
+        if mark_read:  # after the messages are painted: the list's bookkeeping never delays reading
+            self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
         if cached and len(cached) >= total:
             mailbox.learn(cached)
             mailbox.messages[thread_id] = cached
