@@ -61,6 +61,19 @@ class FormDialog(ModalScreen[Any]):
         text = " ".join(x for x in (summary, "; ".join(unplaced)) if x)
         self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $error"))
 
+    async def create_with(self, call: Any) -> None:
+        """Await ``call()`` (a create request); field errors go to their fields, anything else to the status line;
+        success dismisses the dialog with the created resource."""
+        try:
+            created = await call()
+        except (InvalidInput, Invalid) as exc:
+            self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
+            return
+        except PigeonError as exc:
+            self.show_errors([], f"Not created: {exc}")
+            return
+        self.dismiss(created)
+
     def metadata(self) -> dict[str, Any] | None:
         text = self.query_one("#metadata", TextArea).text.strip()
         if not text:
@@ -113,15 +126,7 @@ class CreateInboxDialog(FormDialog):
 
     @work(exclusive=True, group="create-inbox", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        try:
-            inbox = await self.pigeon.client.inboxes.create(**fields)
-        except (InvalidInput, Invalid) as exc:
-            self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
-            return
-        except PigeonError as exc:
-            self.show_errors([], f"Not created: {exc}")
-            return
-        self.dismiss(inbox)
+        await self.create_with(lambda: self.pigeon.client.inboxes.create(**fields))
 
 
 class CreateWebhookDialog(FormDialog):
@@ -159,15 +164,7 @@ class CreateWebhookDialog(FormDialog):
 
     @work(exclusive=True, group="create-webhook", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        try:
-            webhook = await self.pigeon.client.webhooks.create(**fields)
-        except (InvalidInput, Invalid) as exc:
-            self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
-            return
-        except PigeonError as exc:
-            self.show_errors([], f"Not created: {exc}")
-            return
-        self.dismiss(webhook)
+        await self.create_with(lambda: self.pigeon.client.webhooks.create(**fields))
 
 
 class SecretScreen(ModalScreen[None]):

@@ -216,10 +216,6 @@ class Reader(VerticalScroll, can_focus=True):
         if not same:
             self.scroll_home(animate=False)
 
-    def clear(self) -> None:
-        self.thread, self.messages, self.progress = None, [], ""
-        self._render_thread()
-
     def action_toggle_quotes(self) -> None:
         self.show_quotes = not self.show_quotes
         self._render_thread()

@@ -7,7 +7,7 @@ Only the lines on screen are rendered, each from ``source.row(index)`` when it i
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Protocol
@@ -50,20 +50,6 @@ class RowSource(Protocol):
     def __len__(self) -> int: ...
 
     def row(self, index: int) -> ThreadRow: ...
-
-
-class ListSource:
-    """Rows from a sequence of items, built on demand by ``make_row``."""
-
-    def __init__(self, items: Sequence[object], make_row: Callable[[object], ThreadRow]) -> None:
-        self._items = items
-        self._make_row = make_row
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def row(self, index: int) -> ThreadRow:
-        return self._make_row(self._items[index])
 
 
 class EmptySource:
