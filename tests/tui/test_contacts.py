@@ -328,3 +328,20 @@ async def test_create_webhook_shows_the_secret_once(service: Service) -> None:
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         assert secret not in screen_text(app)  # shown once: nothing on screen keeps it
         assert not any(isinstance(s, SecretScreen) for s in app.screen_stack)
+
+
+async def test_dialog_metadata_must_be_a_json_object(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_webhook()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateWebhookDialog))
+        dialog = app.screen
+        dialog.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
+        dialog.query_one("#metadata", TextArea).text = "[1, 2]"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert isinstance(app.screen, CreateWebhookDialog)
+        assert "JSON object" in str(dialog.query_one("#metadata-error", Label).visual.plain)  # type: ignore[union-attr]
+    assert service.db.deliveries  # the service is untouched: no subscription was created
+    assert not service.db._rows("SELECT 1 FROM webhooks")

@@ -74,6 +74,17 @@ class FormDialog(ModalScreen[Any]):
             return
         self.dismiss(created)
 
+    def add_metadata(self, fields: dict[str, Any]) -> bool:
+        """Put the metadata box's JSON object into ``fields``; ``False`` (with the error at the field) if it is bad."""
+        try:
+            metadata = self.metadata()
+        except InvalidInput as exc:
+            self.show_errors(exc.errors)
+            return False
+        if metadata is not None:
+            fields["metadata"] = metadata
+        return True
+
     def metadata(self) -> dict[str, Any] | None:
         text = self.query_one("#metadata", TextArea).text.strip()
         if not text:
@@ -115,12 +126,7 @@ class CreateInboxDialog(FormDialog):
             value = self.query_one(f"#{name}", Input).value.strip()
             if value:
                 fields[name] = value
-        try:
-            metadata = self.metadata()
-            if metadata is not None:
-                fields["metadata"] = metadata
-        except InvalidInput as exc:
-            self.show_errors(exc.errors)
+        if not self.add_metadata(fields):
             return
         self.create(fields)
 
@@ -153,12 +159,7 @@ class CreateWebhookDialog(FormDialog):
         description = self.query_one("#description", Input).value.strip()
         if description:
             fields["description"] = description
-        try:
-            metadata = self.metadata()
-            if metadata is not None:
-                fields["metadata"] = metadata
-        except InvalidInput as exc:
-            self.show_errors(exc.errors)
+        if not self.add_metadata(fields):
             return
         self.create(fields)
 
