@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import SizeResult, UIRun, build_service, direct_fill, has_thread_row, measure_ui, report, sync_store
+from bench.run import SizeResult, build_service, direct_fill, has_thread_row, measure_ui, report, sync_store
 from pigeon.store.mailstore import MailStore
 
 
@@ -61,4 +61,3 @@ def test_the_tmux_driver_finds_the_first_row_and_opens_the_newest(tiny: tuple[Pa
     assert run.rss_mib > 10
     text = report([SizeResult(30, "direct fill", [run])], None, None, "test")
     assert "| 30 | direct fill |" in text
-    assert isinstance(run, UIRun)

@@ -72,12 +72,9 @@ def _enum(value: Any) -> str:
 
 
 def _sender(message: Message) -> str:
-    sender = message.sender
-    if sender is None:
-        return ""
-    if sender.contact is not None and sender.contact.name:
-        return sender.contact.name
-    return sender.raw_address or sender.contact_id or ""
+    from pigeon.store.sync import sender_label
+
+    return sender_label(message) or (message.sender.contact_id or "" if message.sender else "")
 
 
 # --- plumbing ------------------------------------------------------------------------------------------------

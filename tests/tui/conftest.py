@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import html
 import re
 from collections.abc import Callable, Iterator
@@ -12,12 +11,12 @@ import httpx
 import pytest
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled, WorkerFailed
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, load_config
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.widgets.thread_list import ThreadList
+from scripts.screenshots import settle as settle_scene
 from tests.server.conftest import NOW, Service, make_service
 
 SIZE = (160, 45)
@@ -51,16 +50,13 @@ def service() -> Iterator[Service]:
 
 
 async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, rounds: int = 200) -> None:
-    """Let workers finish and the screen catch up; with ``until``, keep going until it holds."""
-    for _ in range(rounds):
-        with contextlib.suppress(
-            WorkerFailed, WorkerCancelled
-        ):  # failures are reported by the app; replaced workers are cancelled
-            await app.workers.wait_for_complete()
-        await pilot.pause()
-        if until is None or until():
-            return
-    raise AssertionError("the app did not reach the expected state")
+    """Let workers finish and the screen catch up; with ``until``, keep going until it holds (the screenshot
+    scenes' own helper, so tests and screenshots wait the same way)."""
+    assert pilot.app is app
+    try:
+        await settle_scene(pilot, until or (lambda: True), rounds=rounds)
+    except RuntimeError as exc:
+        raise AssertionError("the app did not reach the expected state") from exc
 
 
 async def loaded(pilot: Pilot, app: PigeonApp) -> ThreadList:
