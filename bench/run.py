@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import os
 import platform
+import random
 import re
 import shutil
 import statistics
@@ -252,8 +253,8 @@ class UIRun:
     rss_mib: float
 
 
-def measure_ui(data_dir: Path, *, presses: int = 20) -> UIRun:
-    """One run of the app on the store in ``data_dir``, as a person sees it."""
+def measure_ui(data_dir: Path, *, presses: int = 20, extra_env: dict[str, str] | None = None) -> UIRun:
+    """One run of the app on the store in ``data_dir``, as a person sees it (``extra_env`` to try a setting)."""
     config_dir = Path(tempfile.mkdtemp(prefix="pigeon-bench-config-"))
     env = {
         "PIGEON_DATA_DIR": str(data_dir),
@@ -263,6 +264,7 @@ def measure_ui(data_dir: Path, *, presses: int = 20) -> UIRun:
         "TERM": "xterm-256color",
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", str(Path.home())),
+        **(extra_env or {}),
     }
     tmux = Tmux(f"ui{time.monotonic_ns()}")
     try:
@@ -271,9 +273,16 @@ def measure_ui(data_dir: Path, *, presses: int = 20) -> UIRun:
         tmux.wait_for(has_thread_row)
         first_row = time.perf_counter() - started
         pid = tmux.pid()
-        time.sleep(1.0)  # let the offline notice and the first refresh settle
+        # The service is unreachable on purpose: wait for the app to say so (its banner moves the whole screen
+        # down a line), so that no key below is timed against that change.
+        tmux.wait_for(lambda s: "Offline:" in s, timeout=30)
+        time.sleep(0.5)
         delays = []
+        pauses = random.Random(SEED)  # noqa: S311 - timing jitter, not a secret
         for _ in range(presses):
+            # A person's keys do not arrive in step with the app's frames: a random pause between presses keeps
+            # the figure from locking onto (or away from) the frame clock.
+            time.sleep(pauses.uniform(0.05, 0.15))
             before = tmux.screen(styled=True)
             tmux.keys("j")
             delay, _ = tmux.wait_for(lambda s, before=before: s != before, timeout=5, styled=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import httpx
@@ -19,7 +20,17 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import (
+    BASE,
+    SIZE,
+    Notes,
+    asgi_factory,
+    frozen_clock,
+    loaded,
+    pigeon_for,
+    screen_text,
+    settle,
+)
 
 
 async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> None:
@@ -291,3 +302,24 @@ async def test_without_a_keyring_login_works_for_the_session_and_says_so(service
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         await loaded(pilot, app)
         assert "this session only" in notes.text
+
+
+async def test_the_client_is_made_once_and_off_the_event_loop(service: Service) -> None:
+    """Making the client loads httpx, TLS and anyio (about 0.3 s): a thread does it while the screen paints."""
+    made_in: list[threading.Thread] = []
+    factory = asgi_factory(service)
+
+    def recording_factory(base_url: str, token: str) -> PigeonClient:
+        made_in.append(threading.current_thread())
+        return factory(base_url, token)
+
+    app = make_app(
+        load_config(base_url=BASE), token=service.alice.token, client_factory=recording_factory, clock=frozen_clock
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        assert len(threads.source) == 25  # the sync used the client
+        first = await app.connect()
+        assert await app.connect() is first
+        assert len(made_in) == 1
+        assert made_in[0] is not threading.main_thread()

@@ -73,3 +73,39 @@ async def test_the_cursor_stays_on_the_same_thread_when_the_list_changes() -> No
         assert threads.cursor == 10
         threads.set_source(CountingSource(5), keep="t10")  # gone: clamp to the list
         assert threads.cursor == 4
+
+
+class CountingList(ThreadList):
+    """Counts the lines Textual asks it to draw."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.drawn: list[int] = []
+
+    def render_line(self, y: int):  # type: ignore[no-untyped-def]
+        self.drawn.append(y)
+        return super().render_line(y)
+
+
+class CountingListApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield CountingList(id="threads", clock=lambda: NOW)
+
+
+async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(CountingList)
+        threads.set_source(CountingSource(1000))
+        threads.focus()
+        await pilot.pause()
+        assert len(threads.drawn) >= threads.size.height  # the first paint draws every line
+        threads.drawn.clear()
+        await pilot.press("j")
+        await pilot.pause()
+        assert threads.cursor == 1
+        assert sorted(set(threads.drawn)) == [0, 1]
+        threads.drawn.clear()
+        await pilot.press("G")  # a move that scrolls draws the whole list again
+        await pilot.pause()
+        assert len(set(threads.drawn)) == threads.size.height

@@ -8,6 +8,8 @@ network or disk call runs in a worker, and worker failures are turned into UI in
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -86,6 +88,7 @@ class PigeonApp(App[None]):
         self.poll_interval = poll_interval or profile.poll_interval
         self.config = config
         self._client = client
+        self._client_lock = asyncio.Lock()
         self.client_factory: ClientFactory = client_factory or default_client_factory
         self.remember_token = remember_token
         self.save_settings = save_settings
@@ -100,11 +103,34 @@ class PigeonApp(App[None]):
 
     @property
     def client(self) -> PigeonClient:
-        """The app's one client, made on first use (so httpx loads after the first screen is painted)."""
+        """The app's one client, made on first use (so httpx loads after the first screen is painted).
+
+        Workers use :meth:`connect`, which makes it off the event loop."""
         if self._client is None:
-            if not self._token:
-                raise RuntimeError("not logged in")
-            self._client = self.client_factory(self.config.base_url, self._token)
+            self._client = self._make_client()
+        return self._client
+
+    def _make_client(self) -> PigeonClient:
+        if not self._token:
+            raise RuntimeError("not logged in")
+        client = self.client_factory(self.config.base_url, self._token)
+        # httpx loads anyio's backend on the first request; load it here too, off the event loop.
+        with contextlib.suppress(ImportError):
+            importlib.import_module("httpcore._backends.anyio")
+            importlib.import_module("anyio._backends._asyncio")
+        return client
+
+    @property
+    def service_url(self) -> str:
+        """The address of the service in use (the login screen may have changed it)."""
+        return self._client.base_url if self._client else self.config.base_url
+
+    async def connect(self) -> PigeonClient:
+        """The app's one client; the first call makes it in a thread (httpx, TLS and anyio take about 0.3 s to
+        load, and the screen keeps painting and answering keys meanwhile)."""
+        async with self._client_lock:
+            if self._client is None:
+                self._client = await asyncio.to_thread(self._make_client)
         return self._client
 
     def on_mount(self) -> None:
@@ -155,8 +181,7 @@ class PigeonApp(App[None]):
                 await asyncio.to_thread(credentials.delete_token, self.config.profile)
             except credentials.CredentialsError as exc:
                 self.notify(str(exc), severity="warning", markup=False)
-        base_url = self._client.base_url if self._client else self.config.base_url
-        self.show_login(base_url, "Logged out.")
+        self.show_login(self.service_url, "Logged out.")
 
     def show_login(self, base_url: str, message: str) -> None:
         while len(self.screen_stack) > 1:
@@ -174,8 +199,7 @@ class PigeonApp(App[None]):
     def report(self, error: BaseException, doing: str) -> None:
         """Tell the user what failed and what to do about it."""
         if isinstance(error, Unauthorized):
-            base_url = self._client.base_url if self._client else self.config.base_url
-            self.show_login(base_url, "The service refused the token (it may have expired). Log in again.")
+            self.show_login(self.service_url, "The service refused the token (it may have expired). Log in again.")
         elif isinstance(error, ConnectionFailed):
             self.offline = True
             self.notify(f"{error} Press r to retry.", title="Offline", severity="warning", timeout=8, markup=False)

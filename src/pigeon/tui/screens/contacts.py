@@ -371,7 +371,7 @@ class ContactEditor(Screen[Contact | None]):
     async def save(self, form: ContactForm, request: Any) -> None:
         contact_id = self.contact.id or ""
         try:
-            updated = await self.pigeon.client.contacts.update(contact_id, request)
+            updated = await (await self.pigeon.connect()).contacts.update(contact_id, request)
         except Invalid as exc:
             self.show_errors(exc.errors, f"The service refused the change ({exc.status})")
         except Unauthorized as exc:

@@ -62,10 +62,10 @@ class FormDialog(ModalScreen[Any]):
         self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $error"))
 
     async def create_with(self, call: Any) -> None:
-        """Await ``call()`` (a create request); field errors go to their fields, anything else to the status line;
-        success dismisses the dialog with the created resource."""
+        """Await ``call(client)`` (a create request); field errors go to their fields, anything else to the status
+        line; success dismisses the dialog with the created resource."""
         try:
-            created = await call()
+            created = await call(await self.pigeon.connect())
         except (InvalidInput, Invalid) as exc:
             self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
             return
@@ -132,7 +132,7 @@ class CreateInboxDialog(FormDialog):
 
     @work(exclusive=True, group="create-inbox", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        await self.create_with(lambda: self.pigeon.client.inboxes.create(**fields))
+        await self.create_with(lambda client: client.inboxes.create(**fields))
 
 
 class CreateWebhookDialog(FormDialog):
@@ -165,7 +165,7 @@ class CreateWebhookDialog(FormDialog):
 
     @work(exclusive=True, group="create-webhook", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        await self.create_with(lambda: self.pigeon.client.webhooks.create(**fields))
+        await self.create_with(lambda client: client.webhooks.create(**fields))
 
 
 class SecretScreen(ModalScreen[None]):

@@ -200,7 +200,7 @@ class MainScreen(Screen[None]):
                 self._progress_timer = self.set_timer(0.5, self._progress_refresh)
 
         try:
-            report = await sync(self.pigeon.client, self.store, on_progress=progress)
+            report = await sync(await self.pigeon.connect(), self.store, on_progress=progress)
         except PigeonError:
             self.query_one("#list-status", Static).update(
                 Content.styled("Could not check for mail; showing what was saved. Press r to retry.", "$warning")
@@ -311,7 +311,8 @@ class MainScreen(Screen[None]):
             return
         loaded: list[MailMessage] = []
         try:
-            async for page in self.pigeon.client.messages.iter_pages(thread_id, page_size=100):
+            client = await self.pigeon.connect()
+            async for page in client.messages.iter_pages(thread_id, page_size=100):
                 loaded += page.items
                 mailbox.learn(page.items)
                 progress = f"Loading messages… {len(loaded)} of {max(total, len(loaded))}" if page.has_next_page else ""
@@ -596,7 +597,7 @@ class MainScreen(Screen[None]):
         """Webhooks to a receiver on 127.0.0.1 when the service runs on this machine; else polling."""
         from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
 
-        client = self.pigeon.client
+        client = await self.pigeon.connect()
         if is_loopback(client.base_url):
             receiver = WebhookReceiver(lambda data: self.post_message(self.LiveEvent(data)))
             await receiver.start()
@@ -667,7 +668,7 @@ class MainScreen(Screen[None]):
         if offline:
             banner.update(
                 Content.styled(
-                    f"Offline: cannot reach {self.pigeon.client.base_url}. What was loaded stays readable. "
+                    f"Offline: cannot reach {self.pigeon.service_url}. What was loaded stays readable. "
                     "Press r to retry.",
                     "bold",
                 )

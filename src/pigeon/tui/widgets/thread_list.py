@@ -88,7 +88,7 @@ class ThreadList(ScrollView, can_focus=True):
         Binding("enter", "open", "Open", id="list.open", tooltip="Open the thread in the reader"),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)  # watch_cursor repaints
 
     class Highlighted(Message):
         """The cursor moved to another thread."""
