@@ -96,7 +96,9 @@ async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
     await pilot.press("enter")
     reader = app.screen.query_one(Reader)
     await settle(pilot, lambda: bool(reader.messages) and not reader.progress)
-    await pilot.pause()
+    # Opening marks the thread read just after its messages are painted: wait for that, and for the counts.
+    await settle(pilot, lambda: threads.current is not None and not threads.current.unread)
+    await settle(pilot)
 
 
 def longest_conversation(app: PigeonApp) -> str:

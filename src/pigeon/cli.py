@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import getpass
 import json
 import sys
@@ -496,6 +497,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             while demo.service.thread.is_alive():
                 demo.service.thread.join(0.5)
             return EXIT_OK
+        gc.disable()  # until the first frame: see pigeon.tui.app.freeze_start_up
         from pigeon.tui.app import make_app
 
         config = replace(_config(args), base_url=demo.base_url, base_url_source="pigeon demo")
@@ -512,6 +514,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
     """Open the app for the active profile; without a token it opens on the login screen."""
+    gc.disable()  # until the first frame: see pigeon.tui.app.freeze_start_up
     from pigeon.tui.app import make_app
 
     config = _config(args)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 
@@ -323,3 +324,38 @@ async def test_the_client_is_made_once_and_off_the_event_loop(service: Service) 
         assert await app.connect() is first
         assert len(made_in) == 1
         assert made_in[0] is not threading.main_thread()
+
+
+async def test_the_collector_is_back_on_after_the_first_frame_with_start_up_frozen(service: Service) -> None:
+    """``pigeon`` turns the cyclic collector off for start-up; the app turns it back on once the first frame is
+    on screen, with start-up's objects in the permanent generation (full collections stay short)."""
+    gc.disable()
+    try:
+        app = pigeon_for(service)
+        async with app.run_test(size=SIZE) as pilot:
+            await loaded(pilot, app)
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        reader = app.screen.query_one(Reader)
+        shown: list[tuple[int, str]] = []
+        show = reader.show
+
+        def recording_show(thread, messages, contacts, *, progress: str = "") -> None:  # type: ignore[no-untyped-def]
+            shown.append((len(messages), progress))
+            show(thread, messages, contacts, progress=progress)
+
+        reader.show = recording_show  # type: ignore[method-assign]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
+        assert len(shown) == 1
+        assert shown[0][0] > 0
+        assert shown[0][1] == ""

@@ -109,3 +109,39 @@ async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> 
         await pilot.press("G")  # a move that scrolls draws the whole list again
         await pilot.pause()
         assert len(set(threads.drawn)) == threads.size.height
+
+
+class RowCountingList(ThreadList):
+    """Counts the rows it builds (a cached row is not built again)."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.built: list[str] = []
+
+    def _render_row(self, row, width, cursor):  # type: ignore[no-untyped-def]
+        self.built.append(row.id)
+        return super()._render_row(row, width, cursor)
+
+
+class FocusApp(App[None]):
+    CSS = """
+    ThreadList > .thread-list--cursor { background: blue; }
+    ThreadList:focus > .thread-list--cursor { background: red; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield RowCountingList(id="threads", clock=lambda: NOW)
+        yield ThreadList(id="other", clock=lambda: NOW)
+
+
+async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
+    app = FocusApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(RowCountingList)
+        threads.set_source(CountingSource(1000))
+        threads.focus()
+        await pilot.pause()
+        threads.built.clear()
+        app.query_one("#other", ThreadList).focus()  # the cursor's colour changes with focus, nothing else
+        await pilot.pause()
+        assert threads.built == ["t0"]

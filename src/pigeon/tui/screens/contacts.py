@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, DataTable, Input, Label, Select, Static, TextArea
 
 from pigeon.api import ConnectionFailed, FieldError, Invalid, PigeonError, RateLimited, ServerError, Unauthorized
 from pigeon.models import Contact
@@ -22,6 +22,7 @@ from pigeon.store.drafts import Draft, Drafts
 from pigeon.tui.contacts import ENTRY_KINDS, NEW_ENTRY_TYPES, ContactForm, FormInvalid, changes, validate
 from pigeon.tui.render import relative_time, safe_line
 from pigeon.tui.screens.modals import ConfirmScreen
+from pigeon.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
@@ -88,7 +89,7 @@ class ContactBook(Screen[None]):
             yield DataTable(id="book-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="book-details", markup=False)
         yield Static("", id="book-status", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -279,7 +280,7 @@ class ContactEditor(Screen[Contact | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#first_name", Input).focus()

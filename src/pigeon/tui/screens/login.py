@@ -10,9 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from pigeon.api import ConnectionFailed, InvalidInput, PigeonError, Unauthorized
+from pigeon.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
@@ -42,7 +43,7 @@ class LoginScreen(Screen[None]):
             yield Static(Content(self.message), id="login-error", markup=False)
             yield Button("Log in", id="login", variant="primary")
             yield Static(Content.styled("The token is kept in your OS keyring, never in a file.", "dim"), markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#token" if self.base_url else "#base-url", Input).focus()

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker
 
 from pigeon import locations
@@ -35,6 +35,7 @@ from pigeon.tui.render import attachment_bytes, human_size, safe_line, sender_na
 from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, InputScreen, PickScreen
 from pigeon.tui.sources import StoreSource
 from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
@@ -47,6 +48,7 @@ NARROW_WIDTH = 120
 PREFETCH_CONCURRENCY = 4
 LIVE_DEBOUNCE = 0.3
 MARK_READ_DELAY = 0.25
+LOADING_DELAY = 0.1
 
 
 def is_loopback(base_url: str) -> bool:
@@ -153,7 +155,7 @@ class MainScreen(Screen[None]):
                 yield ThreadList(id="threads", clock=self.pigeon.clock)
                 yield Static("", id="list-status", markup=False)
             yield Reader(id="reader")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#inboxes").border_title = "Views"
@@ -284,31 +286,40 @@ class MainScreen(Screen[None]):
         self.open_thread(event.row.id)
 
     def open_thread(self, thread_id: str) -> None:
-        thread = self.pigeon.mailbox.thread(thread_id) or self.store.thread(thread_id)
-        if thread is None:
-            return
-        reader = self.query_one(Reader)
-        reader.show(thread, [], self.pigeon.mailbox.contacts, progress="Loading messages…")
-        reader.focus()
-        self.load_thread(thread_id, mark_read=True)
+        """Show the thread in the reader and move there. Messages in the store appear with the move, in one frame;
+        "Loading…" shows only if they take longer than ``LOADING_DELAY`` (the service has them)."""
+        self.load_thread(thread_id, mark_read=True, focus=True)
 
     @work(exclusive=True, group="reader", exit_on_error=False, description="loading the thread")
-    async def load_thread(self, thread_id: str, *, mark_read: bool = True) -> None:
+    async def load_thread(self, thread_id: str, *, mark_read: bool = True, focus: bool = False) -> None:
         reader = self.query_one(Reader)
         mailbox = self.pigeon.mailbox
         store = self.store
         thread = mailbox.thread(thread_id) or await asyncio.to_thread(store.thread, thread_id)
         if thread is None:
             return
-        cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
+
+        def show(messages: list[MailMessage], progress: str = "") -> None:
+            reader.show(thread, messages, mailbox.contacts, progress=progress)
+            if focus and self.focused is not reader:
+                reader.focus()
+
+        waiting = self.set_timer(LOADING_DELAY, lambda: show([], "Loading messages…")) if focus else None
+        try:
+            cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
+        finally:
+            if waiting is not None:
+                waiting.stop()
         total = thread.message_count or 0
         if mark_read:  # after the messages are painted: the list's bookkeeping never delays reading
             self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
         if cached and len(cached) >= total:
             mailbox.learn(cached)
             mailbox.messages[thread_id] = cached
-            reader.show(thread, cached, mailbox.contacts)
+            show(cached)
             return
+        if focus:
+            show(list(cached or []), "Loading messages…")
         loaded: list[MailMessage] = []
         try:
             client = await self.pigeon.connect()

@@ -64,6 +64,7 @@ WHO_WIDTH = 22
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
 MARK_WIDTH = 5
+ROW_STYLES = ("thread-list--dim", "thread-list--unread", "thread-list--mark")
 GG_WINDOW = 1.0
 
 
@@ -119,7 +120,8 @@ class ThreadList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.source: RowSource = EmptySource()
         self._clock = clock
-        self._cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(1024)
+        self._cache: LRUCache[tuple[int, int, Style | None], Strip] = LRUCache(1024)
+        self._look: tuple[Style, ...] = ()
         self._g_pressed_at = 0.0
 
     # --- data ------------------------------------------------------------------------------------------------
@@ -230,8 +232,15 @@ class ThreadList(ScrollView, can_focus=True):
         self.virtual_size = Size(self._row_width, len(self.source))
 
     def notify_style_update(self) -> None:
+        """Rows are drawn again only when their look changed (a theme): focus changes the cursor row alone."""
         super().notify_style_update()
-        self._cache.clear()
+        try:
+            look = (self.rich_style, *(self.get_component_rich_style(name, partial=True) for name in ROW_STYLES))
+        except KeyError:  # before the stylesheet reached the component classes
+            look = ()
+        if not look or look != self._look:
+            self._look = look
+            self._cache.clear()
 
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_offset.y) + y
@@ -239,14 +248,15 @@ class ThreadList(ScrollView, can_focus=True):
         base = self.rich_style
         if index >= len(self.source) or width <= 0:
             return Strip.blank(width, base)
-        key = (index, width, index == self.cursor, self.has_focus)
+        cursor = self.get_component_rich_style("thread-list--cursor") if index == self.cursor else None
+        key = (index, width, cursor)  # the cursor's look follows focus
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(self.source.row(index), width, index == self.cursor)
+            strip = self._render_row(self.source.row(index), width, cursor)
             self._cache[key] = strip
         return strip
 
-    def _render_row(self, row: ThreadRow, width: int, is_cursor: bool) -> Strip:
+    def _render_row(self, row: ThreadRow, width: int, cursor: Style | None) -> Strip:
         base = self.rich_style
         dim = self.get_component_rich_style("thread-list--dim", partial=True)
         unread = self.get_component_rich_style("thread-list--unread", partial=True)
@@ -291,7 +301,7 @@ class ThreadList(ScrollView, can_focus=True):
         )
         line.truncate(width, pad=True)
         # The cursor's background must sit under every cell, so it goes into the row's base style.
-        row_base = base + self.get_component_rich_style("thread-list--cursor") if is_cursor else base
+        row_base = base + cursor if cursor is not None else base
         segments = [
             Segment(text, row_base + seg_style if seg_style else row_base)
             for text, seg_style, _ in line.render(self.app.console)

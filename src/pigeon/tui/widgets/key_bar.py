@@ -1,0 +1,121 @@
+"""The key bar: the keys of the focused context on one line at the bottom of a screen.
+
+It shows what Textual's ``Footer`` shows (the bindings with ``show=True``, one per action, the palette key at the
+right) and a click on a key presses it, but it is one widget drawing one line of text. ``Footer`` builds a widget
+per key and rebuilds them all whenever focus moves, in a frame of its own: on opening a thread that cost more
+than the rest of the opening together.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+
+class KeyHint(NamedTuple):
+    key: str
+    display: str
+    description: str
+    enabled: bool
+
+
+class KeyBar(Widget, can_focus=False):
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"key-bar--key", "key-bar--description", "key-bar--separator"}
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+    }
+    KeyBar > .key-bar--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
+        text-style: bold;
+    }
+    KeyBar > .key-bar--description {
+        color: $footer-description-foreground;
+        background: $footer-description-background;
+    }
+    KeyBar > .key-bar--separator {
+        color: $foreground 20%;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._spans: list[tuple[int, int, KeyHint]] = []
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen:
+            self.refresh()
+
+    def hints(self) -> tuple[list[KeyHint], KeyHint | None]:
+        """The keys to show (first binding of each action, in order) and the palette's key."""
+        app = self.app
+        active = self.screen.active_bindings
+        seen: set[str] = set()
+        shown: list[KeyHint] = []
+        for _node, binding, enabled, _tooltip in active.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            shown.append(KeyHint(binding.key, app.get_key_display(binding), binding.description, enabled))
+        palette = None
+        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+            _node, binding, enabled, _tooltip = active[app.COMMAND_PALETTE_BINDING]
+            palette = KeyHint(binding.key, app.get_key_display(binding), binding.description, enabled)
+            shown = [hint for hint in shown if hint.key != binding.key]
+        return shown, palette
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-bar--key")
+        description_style = self.get_component_rich_style("key-bar--description")
+        separator = self.get_component_rich_style("key-bar--separator")
+        shown, palette = self.hints()
+        text = Text(no_wrap=True, overflow="crop", end="")
+        spans: list[tuple[int, int, KeyHint]] = []
+
+        def add(hint: KeyHint) -> None:
+            start, offset = text.cell_len, len(text)
+            text.append(f" {hint.display} ", key_style)
+            text.append(f"{hint.description} ", description_style)
+            if not hint.enabled:
+                text.stylize("dim", offset)
+            spans.append((start, text.cell_len, hint))
+
+        palette_text = f"▏ {palette.display} {palette.description} " if palette else ""
+        room = self.size.width - cell_len(palette_text)
+        for hint in shown:  # whole hints only; the palette's key keeps its place at the right edge
+            if text.cell_len + cell_len(f" {hint.display} {hint.description} ") > room:
+                break
+            add(hint)
+        if palette is not None:
+            text.append(" " * max(room - text.cell_len, 0))
+            text.append("▏", separator)
+            add(palette)
+        self._spans = spans
+        return text
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, hint in self._spans:
+            if start <= event.x < end:
+                if hint.enabled:
+                    self.app.simulate_key(hint.key)
+                else:
+                    self.app.bell()
+                return

@@ -1,0 +1,44 @@
+"""The key bar: the focused context's keys on one line, clickable, the palette's key always at the right."""
+
+from __future__ import annotations
+
+from pigeon.tui.screens.modals import HelpScreen
+from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.reader import Reader
+from tests.server.conftest import Service
+from tests.tui.conftest import SIZE, loaded, pigeon_for, settle
+
+
+def bar_text(bar: KeyBar) -> str:
+    return bar.render().plain
+
+
+async def test_the_bar_follows_focus_and_a_click_presses_the_key(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        shown = bar_text(bar)
+        assert " e Done " in shown
+        assert "Quotes" not in shown
+        assert shown.rstrip().endswith("^p palette")
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: app.focused is reader)
+        assert " t Quotes " in bar_text(bar)  # the reader's own keys come first
+        start, _end, _hint = next(span for span in bar._spans if span[2].description == "Help")
+        await pilot.click(KeyBar, offset=(start + 1, 0))
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+
+
+async def test_a_narrow_bar_shows_whole_keys_and_keeps_the_palette(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=(70, 30)) as pilot:
+        await loaded(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        shown = bar_text(bar)
+        assert len(shown) == 70
+        assert shown.rstrip().endswith("^p palette")
+        words = shown.split("▏")[0].split()
+        assert "Help" not in words  # it did not fit: left out whole, not cut
+        assert all(hint.description in shown for _s, _e, hint in bar._spans)
