@@ -107,3 +107,27 @@ def test_broken_toml_gives_a_clear_error(config_file: Path) -> None:
     config_file.write_text("default_profile = \n")
     with pytest.raises(ConfigError, match=r"config\.toml is not valid TOML"):
         load_config()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[profiles.work]\npoll_interval = 1\n", r"profiles\.work\.poll_interval: should be at least 5 seconds"),
+        ('[profiles.work]\npoll_interval = "often"\n', r"profiles\.work\.poll_interval: should be a number"),
+        ('[profiles.work]\nlive = "yes"\n', r"profiles\.work\.live: should be true or false"),
+        ("profiles = 3\n", r"profiles: should be a table"),
+        ("[ui]\ntheme = 7\n", r"ui\.theme: should be a string"),
+        ('[ui.keymap]\n"app.quit" = 1\n', r"ui\.keymap\.app\.quit: should be a string of keys"),
+    ],
+)
+def test_a_wrong_value_names_the_file_and_the_key(config_file: Path, text: str, message: str) -> None:
+    config_file.write_text(text)
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_config()
+    assert str(config_file) in str(raised.value)
+
+
+def test_live_and_poll_interval_reach_the_profile(config_file: Path) -> None:
+    config_file.write_text('[profiles.work]\nlive = true\npoll_interval = 30\nunknown = "ignored"\n')
+    profile = load_config(profile="work").profile_config
+    assert (profile.live, profile.poll_interval) == (True, 30.0)

@@ -12,26 +12,17 @@ import gc
 import getpass
 import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from pigeon import __version__, credentials, locations
 from pigeon.api import InvalidInput, PigeonError
 from pigeon.config import Config, ConfigError, load_config, save_profile
-from pigeon.models import (
-    PAGE_SIZE_DEFAULT,
-    EmailType,
-    EventKind,
-    Inbox,
-    Message,
-    PhoneType,
-    Resource,
-    SocialProfileType,
-    Thread,
-    WebhookSubscription,
-)
 from pigeon.sanitize import clean_line
+
+if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
+    from pigeon.models import Inbox, Message, Resource, Thread, WebhookSubscription
 
 EXIT_OK = 0
 EXIT_SERVICE = 1
@@ -254,8 +245,13 @@ def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.models import PAGE_SIZE_DEFAULT
+
     async def fetch(client: Any) -> tuple[list[Message], str | None]:
-        kwargs = {"message_ids": args.message_id or None, "page_size": args.page_size}
+        kwargs = {
+            "message_ids": args.message_id or None,
+            "page_size": PAGE_SIZE_DEFAULT if args.page_size is None else args.page_size,
+        }
         if args.all:
             return [m async for m in client.messages.iter(args.thread, **kwargs)], None
         page = await client.messages.list(args.thread, page_token=args.page_token, **kwargs)
@@ -276,6 +272,8 @@ def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.models import EmailType, PhoneType, SocialProfileType
+
     fields: dict[str, Any] = {}
     if args.first_name is not None:
         fields["first_name"] = args.first_name
@@ -497,7 +495,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             while demo.service.thread.is_alive():
                 demo.service.thread.join(0.5)
             return EXIT_OK
-        gc.disable()  # until the first frame: see pigeon.tui.app.freeze_start_up
+        gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
         from pigeon.tui.app import make_app
 
         config = replace(_config(args), base_url=demo.base_url, base_url_source="pigeon demo")
@@ -514,7 +512,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
     """Open the app for the active profile; without a token it opens on the login screen."""
-    gc.disable()  # until the first frame: see pigeon.tui.app.freeze_start_up
+    gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
     from pigeon.tui.app import make_app
 
     config = _config(args)
@@ -528,6 +526,22 @@ def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # --- parser --------------------------------------------------------------------------------------------------
+
+
+class EventChoices:
+    """The event kinds ``--event`` accepts (``message.created`` or ``created``), read from the models only when
+    argparse checks or lists them."""
+
+    def _values(self) -> list[str]:
+        from pigeon.models import EventKind
+
+        return [e.value for e in EventKind] + [e.value.removeprefix("message.") for e in EventKind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values()
 
 
 def _common() -> argparse.ArgumentParser:
@@ -662,7 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = add(messages, "list", cmd_messages_list, "list the messages of a thread", as_json)
     listing.add_argument("--thread", required=True, metavar="ID", help="thread id")
     listing.add_argument("--all", action="store_true", help="follow page tokens to the end")
-    listing.add_argument("--page-size", type=int, default=PAGE_SIZE_DEFAULT, help="1 to 100 (default 20)")
+    listing.add_argument("--page-size", type=int, default=None, help="1 to 100 (default 20)")
     listing.add_argument("--page-token", help="token from a previous page")
     listing.add_argument("--message-id", action="append", metavar="ID", help="only these messages (repeatable)")
 
@@ -687,8 +701,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--event",
         action="append",
         required=True,
-        choices=[e.value for e in EventKind] + [e.value.removeprefix("message.") for e in EventKind],
-        help="event kind (repeatable)",
+        choices=EventChoices(),
+        metavar="EVENT",  # argparse would list the choices at once to make one
+        help="event kind, one of %(choices)s (repeatable)",
     )
     hook.add_argument("--description")
     hook.add_argument("--metadata", metavar="JSON", help="a JSON object")

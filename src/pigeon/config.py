@@ -22,32 +22,36 @@ Precedence, strongest first: flags (``--profile``, ``--base-url``), environment 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import tempfile
 import tomllib
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from pigeon import locations
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8025"
 DEFAULT_PROFILE = "default"
+DEFAULT_THEME = "textual-dark"
+MIN_POLL_INTERVAL = 5.0
 FILE_MODE = 0o600
 SECRET_KEYS = frozenset({"token", "access_token", "api_key", "password", "secret"})
+
+# The file has a handful of keys, checked here by hand rather than by pydantic-settings: that library and the
+# pydantic machinery it loads cost about 0.2 s at every start, a third of the budget for the first screen of mail
+# (docs/performance.md). Unknown keys are ignored, as before.
 
 
 class ConfigError(Exception):
     """The configuration file cannot be read or used; the message says which file and what is wrong."""
 
 
-def _refuse_secrets(data: Any, where: str) -> Any:
+def _refuse_secrets(data: Any, where: str) -> None:
     if isinstance(data, dict):
         found = SECRET_KEYS.intersection(data)
         if found:
@@ -55,77 +59,92 @@ def _refuse_secrets(data: Any, where: str) -> Any:
                 f"{where} must not hold {', '.join(sorted(found))}: Pigeon keeps the token in the OS keyring "
                 "(run `pigeon login`) or reads PIGEON_TOKEN; remove it from the file"
             )
-    return data
 
 
-class ProfileConfig(BaseModel):
-    """One account on one service."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    base_url: str = Field(default=DEFAULT_BASE_URL, description="Address of the messaging service (http or https).")
-    live: bool = Field(
-        default=False,
-        description="Follow new mail as it arrives: webhooks to a receiver on 127.0.0.1 when the service is on this "
-        "machine, else polling every poll_interval seconds.",
-    )
-    poll_interval: float = Field(
-        default=60.0, ge=5.0, description="Seconds between polls when webhooks cannot reach Pigeon."
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_secrets(cls, data: Any) -> Any:
-        return _refuse_secrets(data, "a profile")
+def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}{key}: should be a table")
+    return value
 
 
-class UIConfig(BaseModel):
-    """How the terminal UI looks and which keys it answers to."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    theme: str = Field(default="textual-dark", description="Name of a Textual theme; chosen in the command palette.")
-    keymap: dict[str, str] = Field(
-        default_factory=dict,
-        description="Binding id -> comma-separated keys, applied with App.set_keymap (see `?` in the app).",
-    )
+def _string(data: dict[str, Any], key: str, where: str, default: str | None) -> str | None:
+    value = data.get(key, default)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{where}{key}: should be a string")
+    return value
 
 
-_toml_path: ContextVar[Path | None] = ContextVar("pigeon_config_toml_path", default=None)
+@dataclass
+class ProfileConfig:
+    """One account on one service.
 
+    ``base_url``: address of the messaging service (http or https). ``live``: follow new mail as it arrives
+    (webhooks to a receiver on 127.0.0.1 when the service is on this machine, else polling every
+    ``poll_interval`` seconds, at least 5)."""
 
-class Settings(BaseSettings):
-    """Everything read from flags, environment and file, before the active profile is resolved."""
-
-    model_config = SettingsConfigDict(env_prefix="PIGEON_", extra="ignore")
-
-    profile: str | None = Field(default=None, description="Profile to use (PIGEON_PROFILE, --profile).")
-    base_url: str | None = Field(
-        default=None, description="Overrides the profile's base URL (PIGEON_BASE_URL, --base-url)."
-    )
-    default_profile: str = Field(default=DEFAULT_PROFILE, description="Profile used when none is named.")
-    profiles: dict[str, ProfileConfig] = Field(default_factory=dict, description="Named profiles.")
-    ui: UIConfig = Field(default_factory=UIConfig, description="User interface preferences.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_secrets(cls, data: Any) -> Any:
-        return _refuse_secrets(data, "the configuration")
+    base_url: str = DEFAULT_BASE_URL
+    live: bool = False
+    poll_interval: float = 60.0
 
     @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = _toml_path.get()
-        if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
+    def parse(cls, data: Any, where: str) -> ProfileConfig:
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: should be a table")
+        _refuse_secrets(data, "a profile")
+        base_url = _string(data, "base_url", f"{where}.", DEFAULT_BASE_URL) or DEFAULT_BASE_URL
+        live = data.get("live", False)
+        if not isinstance(live, bool):
+            raise ValueError(f"{where}.live: should be true or false")
+        interval = data.get("poll_interval", 60.0)
+        if isinstance(interval, bool) or not isinstance(interval, int | float) or math.isnan(interval):
+            raise ValueError(f"{where}.poll_interval: should be a number of seconds")
+        if interval < MIN_POLL_INTERVAL:
+            raise ValueError(f"{where}.poll_interval: should be at least {MIN_POLL_INTERVAL:g} seconds")
+        return cls(base_url=base_url, live=live, poll_interval=float(interval))
+
+
+@dataclass
+class UIConfig:
+    """How the terminal UI looks (``theme``: a Textual theme, chosen in the command palette) and which keys it
+    answers to (``keymap``: binding id -> comma-separated keys, applied with App.set_keymap; see ``?``)."""
+
+    theme: str = DEFAULT_THEME
+    keymap: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> UIConfig:
+        theme = _string(data, "theme", "ui.", DEFAULT_THEME) or DEFAULT_THEME
+        keymap = _table(data, "keymap", "ui.")
+        for binding, keys in keymap.items():
+            if not isinstance(keys, str):
+                raise ValueError(f"ui.keymap.{binding}: should be a string of keys")
+        return cls(theme=theme, keymap=dict(keymap))
+
+
+@dataclass
+class Settings:
+    """Everything read from flags, environment (``PIGEON_PROFILE``, ``PIGEON_BASE_URL``) and file, before the
+    active profile is resolved."""
+
+    profile: str | None = None
+    base_url: str | None = None
+    default_profile: str = DEFAULT_PROFILE
+    profiles: dict[str, ProfileConfig] = field(default_factory=dict)
+    ui: UIConfig = field(default_factory=UIConfig)
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Settings:
+        _refuse_secrets(data, "the configuration")
+        profiles = {
+            str(name): ProfileConfig.parse(value, f"profiles.{name}")
+            for name, value in _table(data, "profiles", "").items()
+        }
+        return cls(
+            default_profile=_string(data, "default_profile", "", DEFAULT_PROFILE) or DEFAULT_PROFILE,
+            profiles=profiles,
+            ui=UIConfig.parse(_table(data, "ui", "")),
+        )
 
 
 @dataclass(frozen=True)
@@ -144,36 +163,23 @@ class Config:
         return self.settings.profiles.get(self.profile, ProfileConfig())
 
 
-@contextlib.contextmanager
-def _reading(path: Path) -> Iterator[None]:
-    token = _toml_path.set(path)
-    try:
-        yield
-    finally:
-        _toml_path.reset(token)
-
-
 def load_config(path: Path | None = None, *, profile: str | None = None, base_url: str | None = None) -> Config:
-    """Read the configuration; ``profile`` and ``base_url`` are the command-line flags (they win)."""
+    """Read the configuration; ``profile`` and ``base_url`` are the command-line flags (they win over the
+    environment, which wins over the file)."""
     path = path or locations.config_file()
-    flags = {key: value for key, value in (("profile", profile), ("base_url", base_url)) if value}
     try:
-        with _reading(path):
-            settings = Settings(**flags)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        message = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{path}: {where + ': ' if where else ''}{message}") from None
+        settings = Settings.parse(_read_raw(path))
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    settings.profile = profile or os.environ.get("PIGEON_PROFILE") or None
+    settings.base_url = base_url or os.environ.get("PIGEON_BASE_URL") or None
 
     name = settings.profile or settings.default_profile
     if settings.base_url:
         url = settings.base_url
-        source = "--base-url" if "base_url" in flags else "PIGEON_BASE_URL"
+        source = "--base-url" if base_url else "PIGEON_BASE_URL"
     elif name in settings.profiles:
         url, source = settings.profiles[name].base_url, f"profile {name!r} in {path}"
     else:

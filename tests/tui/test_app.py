@@ -359,3 +359,15 @@ async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service
         assert len(shown) == 1
         assert shown[0][0] > 0
         assert shown[0][1] == ""
+
+
+async def test_the_palette_jump_opens_the_thread(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        wanted = app.mailbox.threads[3]
+        app.go_to_thread(wanted.id)  # what the palette's "Open <subject>" runs
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
+        assert reader.thread is not None
+        assert reader.thread.id == wanted.id

@@ -6,7 +6,7 @@ from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service
-from tests.tui.conftest import SIZE, loaded, pigeon_for, settle
+from tests.tui.conftest import SIZE, loaded, pigeon_for, screen_text, settle
 
 
 def bar_text(bar: KeyBar) -> str:
@@ -19,6 +19,7 @@ async def test_the_bar_follows_focus_and_a_click_presses_the_key(service: Servic
         await loaded(pilot, app)
         bar = app.screen.query_one(KeyBar)
         shown = bar_text(bar)
+        assert " Open " in screen_text(app).splitlines()[-1]  # what is drawn, not only a fresh render
         assert " e Done " in shown
         assert "Quotes" not in shown
         assert shown.rstrip().endswith("^p palette")

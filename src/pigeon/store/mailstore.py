@@ -23,11 +23,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pigeon import locations
-from pigeon.models import Contact, Inbox, Message, Thread
 from pigeon.store.search import SearchQuery, parse_query
+
+if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
+    from pigeon.models import Contact, Inbox, Message, Thread
 
 SCHEMA_VERSION = 1
 UNDO_KEEP = 200
@@ -231,6 +233,8 @@ class MailStore:
             )
 
     def inboxes(self) -> list[Inbox]:
+        from pigeon.models import Inbox
+
         return [Inbox.model_validate_json(r["data"]) for r in self._rows("SELECT data FROM inboxes ORDER BY position")]
 
     def put_threads(self, threads: Sequence[Thread]) -> list[str]:
@@ -337,6 +341,8 @@ class MailStore:
         return count
 
     def messages(self, thread_id: str) -> list[Message]:
+        from pigeon.models import Message
+
         rows = self._rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
         return [Message.model_validate_json(r["data"]) for r in rows]
 
@@ -351,9 +357,13 @@ class MailStore:
             )
 
     def contacts(self) -> list[Contact]:
+        from pigeon.models import Contact
+
         return [Contact.model_validate_json(r["data"]) for r in self._rows("SELECT data FROM contacts ORDER BY name")]
 
     def thread(self, thread_id: str) -> Thread | None:
+        from pigeon.models import Thread
+
         rows = self._rows("SELECT data FROM threads WHERE id = ?", (thread_id,))
         return Thread.model_validate_json(rows[0]["data"]) if rows else None
 

@@ -13,9 +13,10 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pigeon.models import Message
+if TYPE_CHECKING:
+    from pigeon.models import Message
 
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
 STATES = {

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pigeon.models import Message
 from pigeon.store.mailstore import MailStore
+
+if TYPE_CHECKING:
+    from pigeon.models import Message
 
 DEFAULT_CONCURRENCY = 4
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import logging
 from collections.abc import Callable, Iterable
@@ -25,21 +24,20 @@ from textual.worker import Worker, WorkerState
 from pigeon import credentials
 from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config, ConfigError, update_config_file
-from pigeon.models import Contact, Inbox, ParticipantRole, WebhookSubscription
 from pigeon.store.drafts import Drafts
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.mailbox import Mailbox
+from pigeon.tui.memory import freeze_start_up
 from pigeon.tui.render import safe_line
-from pigeon.tui.screens.contacts import ContactBook, ContactEditor
-from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
     from pigeon.api.client import PigeonClient
+    from pigeon.models import Contact, Inbox, WebhookSubscription
 
 log = logging.getLogger("pigeon.tui")
 
@@ -50,18 +48,6 @@ def default_client_factory(base_url: str, token: str) -> PigeonClient:
     from pigeon.api.client import PigeonClient  # httpx loads here, not before the first screen
 
     return PigeonClient(base_url, token)
-
-
-def freeze_start_up() -> None:
-    """Move every object made so far into the collector's permanent generation and turn the collector back on
-    (``pigeon`` turns it off before Textual is imported: start-up makes hundreds of thousands of long-lived
-    objects, and the collector walked them two or three times before the first frame, about 60 ms).
-
-    Those objects live as long as the app, and without this every full collection walks them all: one landed while
-    a thread was opening and held that frame for about 60 ms. After the freeze a full collection walks only what was
-    made since, a few milliseconds."""
-    gc.freeze()
-    gc.enable()
 
 
 class PigeonApp(App[None]):
@@ -144,19 +130,23 @@ class PigeonApp(App[None]):
         async with self._client_lock:
             if self._client is None:
                 self._client = await asyncio.to_thread(self._make_client)
+                freeze_start_up()
         return self._client
 
     def on_ready(self) -> None:
         """The first frame is on screen: freeze what start-up made (see :func:`freeze_start_up`)."""
         self.call_after_refresh(freeze_start_up)
 
+    def get_default_screen(self) -> Screen:
+        """The first screen: the mail, or the login screen without a token. It is the bottom of the stack itself:
+        a blank screen beneath would repaint the whole screen above it whenever it refreshed."""
+        if self._client is None and not self._token:
+            return LoginScreen(self.config.base_url, self.login_message)
+        return MainScreen()
+
     def on_mount(self) -> None:
         if self.config.ui.keymap:
             self.set_keymap(self.config.ui.keymap)
-        if self._client is None and not self._token:
-            self.push_screen(LoginScreen(self.config.base_url, self.login_message))
-        else:
-            self.push_screen(MainScreen())
 
     async def on_unmount(self) -> None:
         if self._client is not None:
@@ -262,12 +252,14 @@ class PigeonApp(App[None]):
     def go_to_thread(self, thread_id: str | None) -> None:
         screen = self.main_screen
         thread = self.mailbox.thread(thread_id or "")
-        if screen is not None and thread is not None:
-            screen.open_thread(thread)
+        if screen is not None and thread is not None and thread.id:
+            screen.open_thread(thread.id)
 
     # --- contacts, inboxes, webhooks ------------------------------------------------------------------------
 
     def action_contacts(self) -> None:
+        from pigeon.tui.screens.contacts import ContactBook
+
         if not isinstance(self.screen, ContactBook):
             self.push_screen(ContactBook())
 
@@ -275,6 +267,8 @@ class PigeonApp(App[None]):
         self.run_worker(self._open_editor(contact, on_saved), group="editor", exit_on_error=False)
 
     async def _open_editor(self, contact: Contact, on_saved: Callable[[Contact], None] | None) -> None:
+        from pigeon.tui.screens.contacts import ContactEditor
+
         draft = await asyncio.to_thread(self.drafts.load, contact.id) if contact.id else None
 
         def done(result: Contact | None) -> None:
@@ -290,6 +284,8 @@ class PigeonApp(App[None]):
         if reader is None or reader.thread is None:
             self.notify("Open a thread first.", markup=False)
             return
+        from pigeon.models import ParticipantRole
+
         owner = {p.contact_id for p in reader.thread.participants if p.role == ParticipantRole.OWNER}
         people: dict[str, Contact] = {}
         for message in reversed(reader.messages):
@@ -333,6 +329,8 @@ class PigeonApp(App[None]):
                 reader.show(reader.thread, reader.messages, self.mailbox.contacts, progress=reader.progress)
 
     def action_create_inbox(self) -> None:
+        from pigeon.tui.screens.dialogs import CreateInboxDialog
+
         def created(inbox: Inbox | None) -> None:
             if inbox is not None:
                 self.mailbox.inboxes.append(inbox)
@@ -343,6 +341,8 @@ class PigeonApp(App[None]):
         self.push_screen(CreateInboxDialog(), created)
 
     def action_create_webhook(self) -> None:
+        from pigeon.tui.screens.dialogs import CreateWebhookDialog, SecretScreen
+
         def created(webhook: WebhookSubscription | None) -> None:
             if webhook is not None:
                 self.push_screen(SecretScreen(webhook))

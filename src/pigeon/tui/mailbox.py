@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from pigeon.models import Contact, Inbox, Message, Thread
+if TYPE_CHECKING:
+    from pigeon.models import Contact, Inbox, Message, Thread
 
 ALL_INBOXES = "*"
 

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.content import Content
 
-from pigeon.models import Contact, ContentBlock, Message, Recipient, RecipientType
 from pigeon.sanitize import clean, clean_line
+
+if TYPE_CHECKING:
+    from pigeon.models import Contact, ContentBlock, Message, Recipient
 
 BODY_LIMIT = 200_000
 """Characters of one text block shown; the rest is summarised (a 2 MB body stays responsive)."""
@@ -89,19 +93,18 @@ def sender_name(message: Message, contacts: dict[str, Contact] | None = None) ->
     return contact_name(contact, sender.raw_address or sender.contact_id) or "(unknown sender)"
 
 
-RECIPIENT_LABELS = {
-    RecipientType.TO: "To",
-    RecipientType.CC: "Cc",
-    RecipientType.BCC: "Bcc",
-    RecipientType.UNSPECIFIED: "To",
-}
+@functools.cache
+def recipient_labels() -> dict[str, str]:
+    from pigeon.models import RecipientType  # pydantic loads after the first screen, not before
+
+    return {RecipientType.TO: "To", RecipientType.CC: "Cc", RecipientType.BCC: "Bcc", RecipientType.UNSPECIFIED: "To"}
 
 
 def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]) -> list[tuple[str, list[str]]]:
     """``[("To", [names]), ("Cc", [...]), ...]`` in a stable order; unknown types keep their own label."""
     groups: dict[str, list[str]] = {}
     for recipient in recipients:
-        label = RECIPIENT_LABELS.get(recipient.type) if recipient.type else "To"  # type: ignore[arg-type]
+        label = recipient_labels().get(recipient.type) if recipient.type else "To"  # type: ignore[arg-type]
         label = label or clean_line(str(recipient.type).removeprefix("RECIPIENT_TYPE_").title())
         name = contact_name(contacts.get(recipient.contact_id or ""), recipient.raw_address or recipient.contact_id)
         groups.setdefault(label, []).append(name or "(unknown)")

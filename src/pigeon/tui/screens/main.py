@@ -10,27 +10,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker
 
 from pigeon import locations
 from pigeon.api import PigeonError
-from pigeon.models import ContentBlock, EventKind, MessageDirection
-from pigeon.models import Message as MailMessage
 from pigeon.sanitize import clean_line
 from pigeon.store.mailstore import MailStore
 from pigeon.store.search import QueryError, parse_query
 from pigeon.store.sync import recipients_of, sync, who_of
 from pigeon.store.times import parse_when, presets
 from pigeon.tui.mailbox import ALL_INBOXES
+from pigeon.tui.memory import freeze_start_up
 from pigeon.tui.render import attachment_bytes, human_size, safe_line, sender_name
 from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, InputScreen, PickScreen
 from pigeon.tui.sources import StoreSource
@@ -39,7 +39,9 @@ from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic and the models load after the first screen, when mail is first read or synced
+    from pigeon.models import ContentBlock
+    from pigeon.models import Message as MailMessage
     from pigeon.tui.app import PigeonApp
 
 log = logging.getLogger("pigeon.tui")
@@ -48,6 +50,7 @@ NARROW_WIDTH = 120
 PREFETCH_CONCURRENCY = 4
 LIVE_DEBOUNCE = 0.3
 MARK_READ_DELAY = 0.25
+BACKGROUND_START_DELAY = 0.05
 LOADING_DELAY = 0.1
 
 
@@ -93,6 +96,10 @@ class MainScreen(Screen[None]):
             self.data = data
 
     AUTO_FOCUS = "#threads"
+
+    # Textual repaints the whole screen when focus moves; the widgets whose look depends on focus repaint
+    # themselves (their styles change), so opening a thread (focus to the reader) redraws only what changed.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="main.back", tooltip="Back to the list; clear the filter"),
         Binding("r", "refresh", "Refresh", id="main.refresh", tooltip="Load inboxes and threads again"),
@@ -162,20 +169,31 @@ class MainScreen(Screen[None]):
         self.query_one("#list-pane").border_title = "Threads"
         self.query_one("#reader").border_title = "Message"
         self.watch(self.pigeon, "offline", self._offline_changed)
-        self.pigeon.mailbox.inboxes = self.store.inboxes()
-        self.show_threads()  # what the store has, at once
-        self.load_contacts()
+        self.show_threads()  # the list's rows, from the store at once: nothing else is read before the first frame
         self.set_interval(60, self.show_threads)  # snoozes come due
-        self.call_after_refresh(self.refresh_mail)  # after the first frame: sync never delays it
+        self.call_after_refresh(self.after_first_frame)
+
+    def after_first_frame(self) -> None:
+        """What the first frame does not need: saved inboxes and contacts (pydantic models), then the sync
+        (httpx). Both load modules for a few hundred milliseconds, in threads; they start a moment after the
+        first frame so that the terminal has all of it first."""
+        self.set_timer(BACKGROUND_START_DELAY, self.load_saved)
+        self.set_timer(BACKGROUND_START_DELAY, self.refresh_mail)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.pigeon.on_worker_state_changed(event)
 
-    @work(group="contacts", exit_on_error=False, description="reading contacts")
-    async def load_contacts(self) -> None:
+    @work(group="saved", exit_on_error=False, description="reading saved inboxes and contacts")
+    async def load_saved(self) -> None:
+        mailbox = self.pigeon.mailbox
+        inboxes = await asyncio.to_thread(self.store.inboxes)
+        freeze_start_up()  # the models are loaded: a stage of start-up
+        if not self.synced:  # a sync that finished first has the fresher list
+            mailbox.inboxes = inboxes
+            self.refresh_sidebar()
         for contact in await asyncio.to_thread(self.store.contacts):
             if contact.id:
-                self.pigeon.mailbox.contacts.setdefault(contact.id, contact)
+                mailbox.contacts.setdefault(contact.id, contact)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
@@ -607,6 +625,7 @@ class MainScreen(Screen[None]):
     async def start_live(self) -> None:
         """Webhooks to a receiver on 127.0.0.1 when the service runs on this machine; else polling."""
         from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
+        from pigeon.models import EventKind
 
         client = await self.pigeon.connect()
         if is_loopback(client.base_url):
@@ -637,7 +656,11 @@ class MainScreen(Screen[None]):
             await self._receiver.stop()
 
     def on_main_screen_live_event(self, event: LiveEvent) -> None:
+        from pydantic import ValidationError
+
         from pigeon.api.receiver import event_message
+        from pigeon.models import EventKind, MessageDirection
+        from pigeon.models import Message as MailMessage
 
         raw = event_message(event.data)
         try:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import functools
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from pigeon.models import Inbox, InboxStatus
 from pigeon.tui.render import safe_line
 
-STATUS_LABELS = {
-    InboxStatus.INACTIVE: "off",
-    InboxStatus.PENDING_VERIFICATION: "pending",
-    InboxStatus.FAILED: "failed",
-}
+if TYPE_CHECKING:
+    from pigeon.models import Inbox
+
 VIEW_LABELS = {
     "inbox": "Inbox",
     "unread": "Unread",
@@ -27,10 +25,24 @@ VIEW_LABELS = {
 }
 
 
-def inbox_prompt(label: str, unread: int, status: object = InboxStatus.ACTIVE) -> Content:
+@functools.cache
+def status_labels() -> dict[str, str]:
+    """What the sidebar says of an inbox's status ("" for active); unknown statuses show in lower case."""
+    from pigeon.models import InboxStatus  # pydantic loads after the first screen, not before
+
+    return {
+        InboxStatus.ACTIVE: "",
+        InboxStatus.INACTIVE: "off",
+        InboxStatus.PENDING_VERIFICATION: "pending",
+        InboxStatus.FAILED: "failed",
+    }
+
+
+def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
+    """A view (no ``status``) or an inbox, with its unread count."""
     parts = [safe_line(label, limit=20)]
-    if status != InboxStatus.ACTIVE:
-        text = STATUS_LABELS.get(status, str(status).lower())  # type: ignore[call-overload]
+    text = status_labels().get(status, str(status).lower()) if status is not None else ""  # type: ignore[call-overload]
+    if text:
         parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))
     if unread:
         parts.append(Content.styled(f" {unread}", "bold $accent"))

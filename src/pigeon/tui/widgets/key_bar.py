@@ -55,7 +55,11 @@ class KeyBar(Widget, can_focus=False):
         self._spans: list[tuple[int, int, KeyHint]] = []
 
     def on_mount(self) -> None:
+        # The screen's signal covers bindings that change in place; focus moves are watched as well, since the
+        # signal is not sent while the screen is still starting (the first focus).
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.watch(self.screen, "focused", lambda _focused: self.refresh(), init=False)
+        self.call_after_refresh(self.refresh)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)

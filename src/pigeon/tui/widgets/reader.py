@@ -6,7 +6,8 @@ the content, never the widgets, so long threads stay cheap and nothing is torn d
 
 from __future__ import annotations
 
-from typing import ClassVar
+import functools
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -15,7 +16,6 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from pigeon.models import Contact, ContentBlock, Message, MessageDirection, MessageStatus, Thread
 from pigeon.sanitize import clean
 from pigeon.tui.render import (
     Quoted,
@@ -32,12 +32,23 @@ from pigeon.tui.render import (
     thread_depths,
 )
 
-STATUS_BADGES = {
-    MessageStatus.PENDING: "sending…",
-    MessageStatus.SENT: "sent",
-    MessageStatus.DELIVERED: "delivered",
-    MessageStatus.FAILED: "FAILED",
-}
+if TYPE_CHECKING:
+    from pigeon.models import Contact, ContentBlock, Message, Thread
+
+
+@functools.cache
+def status_badges() -> dict[str, str]:
+    """The badge of an outbound message's delivery status."""
+    from pigeon.models import MessageStatus  # pydantic loads after the first screen, not before
+
+    return {
+        MessageStatus.PENDING: "sending…",
+        MessageStatus.SENT: "sent",
+        MessageStatus.DELIVERED: "delivered",
+        MessageStatus.FAILED: "FAILED",
+    }
+
+
 NEWLINE = Content("\n")
 
 
@@ -111,7 +122,10 @@ class ThreadView:
             "  ",
             Content.styled(full_time(message.created_at), "dim"),
         )
-        badge = STATUS_BADGES.get(message.status) if message.direction == MessageDirection.OUTBOUND else None  # type: ignore[arg-type]
+        from pigeon.models import MessageDirection
+
+        outbound = message.direction == MessageDirection.OUTBOUND
+        badge = status_badges().get(message.status) if outbound else None  # type: ignore[arg-type]
         if badge:
             header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
         lines.append(header)

@@ -228,7 +228,7 @@ class ThreadList(ScrollView, can_focus=True):
         return self.scrollable_content_region.width
 
     def on_resize(self, event: events.Resize) -> None:
-        self._cache.clear()
+        # Cached rows stay: their key has the width (a layout elsewhere sends Resize without changing it).
         self.virtual_size = Size(self._row_width, len(self.source))
 
     def notify_style_update(self) -> None:

@@ -1,0 +1,58 @@
+"""The path to the first screen of mail loads Textual and the store, nothing heavier (docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.run import build_service, direct_fill
+
+# Run in a fresh interpreter: this test process has long since imported everything.
+PROBE = """
+import json, sys
+import pigeon.cli  # what `pigeon` imports before it runs
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.thread_list import ThreadList
+
+seen = {}
+after_first_frame = MainScreen.after_first_frame
+
+def probe(self):
+    heavy = ("pydantic", "pydantic_settings", "pigeon.models", "httpx", "keyring", "inscriptis", "fastapi")
+    seen["rows"] = len(self.query_one(ThreadList).source)
+    seen["loaded"] = sorted(name for name in heavy if name in sys.modules)
+    after_first_frame(self)
+
+MainScreen.after_first_frame = probe
+MainScreen.AUTO_FOCUS = "#threads"
+
+from pigeon.tui.app import PigeonApp
+PigeonApp.on_ready = lambda self: self.exit()  # the first frame is on screen: that is all this needs
+sys.argv = ["pigeon"]
+pigeon.cli.main(["--base-url", "http://127.0.0.1:9"])
+print(json.dumps(seen))
+"""
+
+
+def test_the_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -> None:
+    service_db, _ = build_service(20, tmp_path / "service")
+    store = tmp_path / "data" / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(service_db, store)
+    env = {
+        **os.environ,
+        "PIGEON_DATA_DIR": str(tmp_path / "data"),
+        "PIGEON_CONFIG_DIR": str(tmp_path / "config"),
+        "PIGEON_TOKEN": "probe",
+        "TEXTUAL": "headless",
+    }
+    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["rows"] == 20
+    assert seen["loaded"] == []
