@@ -354,11 +354,18 @@ async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service
             show(thread, messages, contacts, progress=progress)
 
         reader.show = recording_show  # type: ignore[method-assign]
+        text_width = reader.query_one("#reader-content").size.width
+        threads = app.screen.query_one(ThreadList)
+        longest = max(range(len(threads.source)), key=lambda i: threads.source.row(i).count)
+        threads.cursor = longest  # long enough to scroll: its scrollbar must not narrow the text after the fact
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
+        await pilot.pause()
         assert len(shown) == 1
         assert shown[0][0] > 0
         assert shown[0][1] == ""
+        assert reader.max_scroll_y > 0
+        assert reader.query_one("#reader-content").size.width == text_width  # no second layout, narrower
 
 
 async def test_the_palette_jump_opens_the_thread(service: Service) -> None:
