@@ -61,3 +61,15 @@ def test_the_tmux_driver_finds_the_first_row_and_opens_the_newest(tiny: tuple[Pa
     assert run.rss_mib > 10
     text = report([SizeResult(30, "direct fill", [run])], None, None, "test")
     assert "| 30 | direct fill |" in text
+
+
+def test_the_report_says_which_targets_are_met_and_which_are_missed_where() -> None:
+    from bench.run import UIRun, targets_line
+
+    fast = UIRun(first_row=0.4, keypress=0.004, hundred=0.05, open_newest=0.02, rss_mib=70)
+    slow_open = UIRun(first_row=0.4, keypress=0.004, hundred=0.05, open_newest=0.08, rss_mib=70)
+    line = targets_line([SizeResult(1000, "sync", [fast]), SizeResult(100_000, "direct fill", [slow_open])])
+    assert line == ("Targets met at every size: first row, one keypress, peak RSS. Missed: open newest (at 100,000).")
+    assert targets_line([SizeResult(1000, "sync", [fast])]) == (
+        "Targets met at every size: first row, one keypress, open newest, peak RSS."
+    )
