@@ -73,3 +73,19 @@ def test_the_report_says_which_targets_are_met_and_which_are_missed_where() -> N
     assert targets_line([SizeResult(1000, "sync", [fast])]) == (
         "Targets met at every size: first row, one keypress, open newest, peak RSS."
     )
+
+
+def test_the_app_gets_only_the_environment_the_bench_gives_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.run import Tmux, app_environment
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # this sandbox's own setting must not reach the app
+    tmux = Tmux("envcheck")
+    out = tmp_path / "env.txt"
+    try:
+        tmux.start(["sh", "-c", f"env > {out}; sleep 5"], app_environment(tmp_path / "data", tmp_path / "config"))
+        tmux.wait_for(lambda _screen: out.exists() and out.stat().st_size > 0, timeout=10)
+    finally:
+        tmux.stop()
+    names = {line.split("=", 1)[0] for line in out.read_text().splitlines() if "=" in line}
+    assert "PYTHONDONTWRITEBYTECODE" not in names
+    assert {"PIGEON_DATA_DIR", "PIGEON_CONFIG_DIR", "PIGEON_TOKEN", "TERM"} <= names

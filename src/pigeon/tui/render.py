@@ -118,6 +118,14 @@ def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]
 _LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]+)\)")
 
 
+def load_readers() -> None:
+    """Import what turns mail bodies into text (inscriptis for HTML, Rich's Markdown): about 0.1 s that would
+    otherwise land on the first HTML or Markdown message opened. Called in a thread after the first frame."""
+    import inscriptis  # noqa: F401
+    import rich.markdown  # noqa: F401
+    from inscriptis.model.config import ParserConfig  # noqa: F401
+
+
 def html_to_text(html: str) -> str:
     """Readable text from HTML (inscriptis: hidden elements, scripts and styles dropped, tables aligned), with
     links as numbered footnotes that show their real targets."""

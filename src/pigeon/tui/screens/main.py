@@ -31,7 +31,7 @@ from pigeon.store.sync import recipients_of, sync, who_of
 from pigeon.store.times import parse_when, presets
 from pigeon.tui.mailbox import ALL_INBOXES
 from pigeon.tui.memory import freeze_start_up
-from pigeon.tui.render import attachment_bytes, human_size, safe_line, sender_name
+from pigeon.tui.render import attachment_bytes, human_size, load_readers, safe_line, sender_name
 from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, InputScreen, PickScreen
 from pigeon.tui.sources import StoreSource
 from pigeon.tui.widgets.inbox_list import InboxList
@@ -187,13 +187,14 @@ class MainScreen(Screen[None]):
     async def load_saved(self) -> None:
         mailbox = self.pigeon.mailbox
         inboxes = await asyncio.to_thread(self.store.inboxes)
-        freeze_start_up()  # the models are loaded: a stage of start-up
         if not self.synced:  # a sync that finished first has the fresher list
             mailbox.inboxes = inboxes
             self.refresh_sidebar()
         for contact in await asyncio.to_thread(self.store.contacts):
             if contact.id:
                 mailbox.contacts.setdefault(contact.id, contact)
+        await asyncio.to_thread(load_readers)
+        freeze_start_up()  # the models and the body renderers are loaded: a stage of start-up
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
