@@ -378,3 +378,26 @@ async def test_the_palette_jump_opens_the_thread(service: Service) -> None:
         await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
         assert reader.thread is not None
         assert reader.thread.id == wanted.id
+
+
+async def test_the_thread_under_the_cursor_is_read_ahead_and_opens_without_the_store(service: Service) -> None:
+    from pigeon.tui.screens.main import READ_AHEAD_DELAY
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        screen = app.screen
+        await pilot.press("j", "j")
+        wanted = threads.current.id  # type: ignore[union-attr]
+        await pilot.pause(READ_AHEAD_DELAY + 0.05)
+        await settle(pilot, app, lambda: wanted in screen._ahead)  # type: ignore[attr-defined]
+        app.mailbox.messages.clear()
+
+        def no_store(thread_id: str) -> None:
+            raise AssertionError("read from the store again")
+
+        app.store.messages = no_store  # type: ignore[method-assign]
+        await pilot.press("enter")
+        reader = screen.query_one(Reader)
+        await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
+        assert reader.thread.id == wanted  # type: ignore[union-attr]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
@@ -28,7 +29,7 @@ from pigeon.store.drafts import Drafts
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.mailbox import Mailbox
-from pigeon.tui.memory import freeze_start_up
+from pigeon.tui.memory import Collector, freeze_start_up
 from pigeon.tui.render import safe_line
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
@@ -93,6 +94,7 @@ class PigeonApp(App[None]):
         self.save_settings = save_settings
         self.clock = clock or (lambda: datetime.now(UTC))
         self.mailbox = Mailbox()
+        self.collector = Collector()
         self.drafts = Drafts("contacts")
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -134,8 +136,15 @@ class PigeonApp(App[None]):
         return self._client
 
     def on_ready(self) -> None:
-        """The first frame is on screen: freeze what start-up made (see :func:`freeze_start_up`)."""
+        """The first frame is on screen: freeze what start-up made; from now on full collections run between the
+        user's keys (see :mod:`pigeon.tui.memory`)."""
         self.call_after_refresh(freeze_start_up)
+        self.set_interval(1.0, self.collector.tick, name="collector")
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self.collector.input()
+        await super().on_event(event)
 
     def get_default_screen(self) -> Screen:
         """The first screen: the mail, or the login screen without a token. It is the bottom of the stack itself:

@@ -52,6 +52,8 @@ LIVE_DEBOUNCE = 0.3
 MARK_READ_DELAY = 0.25
 BACKGROUND_START_DELAY = 0.05
 LOADING_DELAY = 0.1
+READ_AHEAD_DELAY = 0.05
+READ_AHEAD_KEPT = 16
 
 
 def is_loopback(base_url: str) -> bool:
@@ -141,6 +143,8 @@ class MainScreen(Screen[None]):
         self._receiver: Any = None
         self._live_timer = None
         self._progress_timer = None
+        self._read_ahead_timer: Any = None
+        self._ahead: dict[str, tuple[Any, list[MailMessage]]] = {}  # thread id -> (thread, its stored messages)
 
     @property
     def pigeon(self) -> PigeonApp:
@@ -234,6 +238,7 @@ class MainScreen(Screen[None]):
         mailbox.set_threads(list(report.thread_list))
         for thread_id in report.changed:
             mailbox.messages.pop(thread_id, None)
+            self._ahead.pop(thread_id, None)
         self.pigeon.offline = False
         self.synced = True
         self.show_threads()
@@ -300,6 +305,30 @@ class MainScreen(Screen[None]):
 
     # --- the list ---------------------------------------------------------------------------------------------
 
+    @on(ThreadList.Highlighted)
+    def _highlighted(self, event: ThreadList.Highlighted) -> None:
+        """Read the highlighted thread from the store once the cursor rests on it, so that Enter shows it at
+        once (no trip to a thread and back while the key waits)."""
+        if self._read_ahead_timer is not None:
+            self._read_ahead_timer.stop()
+        thread_id = event.row.id
+        if thread_id not in self._ahead:
+            self._read_ahead_timer = self.set_timer(READ_AHEAD_DELAY, lambda: self.read_ahead(thread_id))
+
+    @work(exclusive=True, group="read-ahead", exit_on_error=False, description="reading ahead")
+    async def read_ahead(self, thread_id: str) -> None:
+        store = self.store
+
+        def read() -> tuple[Any, list[MailMessage]]:
+            return store.thread(thread_id), store.messages(thread_id)
+
+        thread, messages = await asyncio.to_thread(read)
+        if thread is None:
+            return
+        self._ahead[thread_id] = (thread, messages)
+        while len(self._ahead) > READ_AHEAD_KEPT:
+            self._ahead.pop(next(iter(self._ahead)))
+
     @on(ThreadList.Opened)
     def _opened(self, event: ThreadList.Opened) -> None:
         self.open_thread(event.row.id)
@@ -314,7 +343,8 @@ class MainScreen(Screen[None]):
         reader = self.query_one(Reader)
         mailbox = self.pigeon.mailbox
         store = self.store
-        thread = mailbox.thread(thread_id) or await asyncio.to_thread(store.thread, thread_id)
+        ahead_thread, ahead_messages = self._ahead.pop(thread_id, (None, []))
+        thread = mailbox.thread(thread_id) or ahead_thread or await asyncio.to_thread(store.thread, thread_id)
         if thread is None:
             return
 
@@ -325,7 +355,9 @@ class MainScreen(Screen[None]):
 
         waiting = self.set_timer(LOADING_DELAY, lambda: show([], "Loading messages…")) if focus else None
         try:
-            cached = mailbox.messages.get(thread_id) or await asyncio.to_thread(store.messages, thread_id)
+            cached = (
+                mailbox.messages.get(thread_id) or ahead_messages or await asyncio.to_thread(store.messages, thread_id)
+            )
         finally:
             if waiting is not None:
                 waiting.stop()
@@ -687,6 +719,7 @@ class MainScreen(Screen[None]):
     def update_message(self, message: MailMessage) -> None:
         """A message changed (delivery status): show the new version where it is shown."""
         mailbox = self.pigeon.mailbox
+        self._ahead.pop(message.thread_id or "", None)
         cached = mailbox.messages.get(message.thread_id or "")
         if cached is not None:
             mailbox.messages[message.thread_id or ""] = [message if m.id == message.id else m for m in cached]

@@ -53,20 +53,30 @@ class KeyBar(Widget, can_focus=False):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._spans: list[tuple[int, int, KeyHint]] = []
+        self._version = 0  # bumped when the keys or the look may have changed
+        self._drawn: tuple[tuple[int, int], Text] | None = None
 
     def on_mount(self) -> None:
         # The screen's signal covers bindings that change in place; focus moves are watched as well, since the
         # signal is not sent while the screen is still starting (the first focus).
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self.watch(self.screen, "focused", lambda _focused: self.refresh(), init=False)
-        self.call_after_refresh(self.refresh)
+        self.watch(self.screen, "focused", lambda _focused: self._changed(), init=False)
+        self.call_after_refresh(self._changed)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            self.refresh()
+            self._changed()
+
+    def _changed(self) -> None:
+        self._version += 1
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._version += 1
 
     def hints(self) -> tuple[list[KeyHint], KeyHint | None]:
         """The keys to show (first binding of each action, in order) and the palette's key."""
@@ -87,6 +97,16 @@ class KeyBar(Widget, can_focus=False):
         return shown, palette
 
     def render(self) -> Text:
+        """The bar, made again only when the keys, the look or the width changed (a frame that opens a thread
+        repaints the bar with everything else, and need not work it out again)."""
+        key = (self._version, self.size.width)
+        if self._drawn is not None and self._drawn[0] == key:
+            return self._drawn[1]
+        text = self._render_bar()
+        self._drawn = (key, text)
+        return text
+
+    def _render_bar(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         separator = self.get_component_rich_style("key-bar--separator")
