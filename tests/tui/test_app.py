@@ -328,7 +328,10 @@ async def test_the_client_is_made_once_and_off_the_event_loop(service: Service) 
 
 async def test_the_collector_is_back_on_after_the_first_frame_with_start_up_frozen(service: Service) -> None:
     """``pigeon`` turns the cyclic collector off for start-up; the app turns it back on once the first frame is
-    on screen, with start-up's objects in the permanent generation (full collections stay short)."""
+    on screen, with start-up's objects in the permanent generation and full collections left to the app."""
+    from pigeon.tui.memory import NO_AUTOMATIC_FULL_COLLECTION
+
+    thresholds = gc.get_threshold()
     gc.disable()
     try:
         app = pigeon_for(service)
@@ -336,9 +339,20 @@ async def test_the_collector_is_back_on_after_the_first_frame_with_start_up_froz
             await loaded(pilot, app)
             assert gc.isenabled()
             assert gc.get_freeze_count() > 0
+            assert gc.get_threshold()[2] == NO_AUTOMATIC_FULL_COLLECTION
     finally:
         gc.enable()
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
+async def test_an_app_made_with_the_collector_on_leaves_it_alone(service: Service) -> None:
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert not app.manages_collector
+        assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
 
 
 async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service: Service) -> None:

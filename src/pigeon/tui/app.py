@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 from collections.abc import Callable, Iterable
@@ -95,6 +96,9 @@ class PigeonApp(App[None]):
         self.clock = clock or (lambda: datetime.now(UTC))
         self.mailbox = Mailbox()
         self.collector = Collector()
+        # `pigeon` turns the collector off before it imports Textual: the collector is then the app's to manage
+        # (pigeon.tui.memory). An app made with the collector on (tests, another program) leaves it alone.
+        self.manages_collector = not gc.isenabled()
         self.drafts = Drafts("contacts")
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -132,14 +136,20 @@ class PigeonApp(App[None]):
         async with self._client_lock:
             if self._client is None:
                 self._client = await asyncio.to_thread(self._make_client)
-                freeze_start_up()
+                self.start_up_stage_done()
         return self._client
+
+    def start_up_stage_done(self) -> None:
+        """A stage of start-up is over (first frame, models loaded, client made): freeze what it made."""
+        if self.manages_collector:
+            freeze_start_up()
 
     def on_ready(self) -> None:
         """The first frame is on screen: freeze what start-up made; from now on full collections run between the
         user's keys (see :mod:`pigeon.tui.memory`)."""
-        self.call_after_refresh(freeze_start_up)
-        self.set_interval(1.0, self.collector.tick, name="collector")
+        self.call_after_refresh(self.start_up_stage_done)
+        if self.manages_collector:
+            self.set_interval(1.0, self.collector.tick, name="collector")
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):

@@ -30,7 +30,6 @@ from pigeon.store.search import QueryError, parse_query
 from pigeon.store.sync import recipients_of, sync, who_of
 from pigeon.store.times import parse_when, presets
 from pigeon.tui.mailbox import ALL_INBOXES
-from pigeon.tui.memory import freeze_start_up
 from pigeon.tui.render import attachment_bytes, human_size, load_readers, safe_line, sender_name
 from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen, InputScreen, PickScreen
 from pigeon.tui.sources import StoreSource
@@ -198,7 +197,7 @@ class MainScreen(Screen[None]):
             if contact.id:
                 mailbox.contacts.setdefault(contact.id, contact)
         await asyncio.to_thread(load_readers)
-        freeze_start_up()  # the models and the body renderers are loaded: a stage of start-up
+        self.pigeon.start_up_stage_done()  # the models and the body renderers are loaded
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
