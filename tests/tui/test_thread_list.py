@@ -76,15 +76,20 @@ async def test_the_cursor_stays_on_the_same_thread_when_the_list_changes() -> No
 
 
 class CountingList(ThreadList):
-    """Counts the lines Textual asks it to draw."""
+    """Counts the lines Textual asks it to draw, and the rows it builds (a cached row is not built again)."""
 
     def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.drawn: list[int] = []
+        self.built: list[str] = []
 
     def render_line(self, y: int):  # type: ignore[no-untyped-def]
         self.drawn.append(y)
         return super().render_line(y)
+
+    def _render_row(self, row, width, cursor):  # type: ignore[no-untyped-def]
+        self.built.append(row.id)
+        return super()._render_row(row, width, cursor)
 
 
 class CountingListApp(App[None]):
@@ -111,18 +116,6 @@ async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> 
         assert len(set(threads.drawn)) == threads.size.height
 
 
-class RowCountingList(ThreadList):
-    """Counts the rows it builds (a cached row is not built again)."""
-
-    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(**kwargs)
-        self.built: list[str] = []
-
-    def _render_row(self, row, width, cursor):  # type: ignore[no-untyped-def]
-        self.built.append(row.id)
-        return super()._render_row(row, width, cursor)
-
-
 class FocusApp(App[None]):
     CSS = """
     ThreadList > .thread-list--cursor { background: blue; }
@@ -130,14 +123,14 @@ class FocusApp(App[None]):
     """
 
     def compose(self) -> ComposeResult:
-        yield RowCountingList(id="threads", clock=lambda: NOW)
+        yield CountingList(id="threads", clock=lambda: NOW)
         yield ThreadList(id="other", clock=lambda: NOW)
 
 
 async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
     app = FocusApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        threads = app.query_one(RowCountingList)
+        threads = app.query_one(CountingList)
         threads.set_source(CountingSource(1000))
         threads.focus()
         await pilot.pause()
