@@ -415,3 +415,22 @@ async def test_the_thread_under_the_cursor_is_read_ahead_and_opens_without_the_s
         reader = screen.query_one(Reader)
         await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
         assert reader.thread.id == wanted  # type: ignore[union-attr]
+
+
+async def test_a_thread_already_in_memory_is_not_read_ahead_again(service: Service) -> None:
+    from pigeon.tui.screens.main import READ_AHEAD_DELAY
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        screen = app.screen
+        first = threads.current.id  # type: ignore[union-attr]
+        app.mailbox.messages[first] = []  # as if it had been opened
+        screen._ahead.clear()  # type: ignore[attr-defined]
+        await pilot.press("j", "k")
+        await pilot.pause(READ_AHEAD_DELAY + 0.1)
+        await settle(pilot, app)
+        assert first not in screen._ahead  # type: ignore[attr-defined]
+        await pilot.press("j")
+        await pilot.pause(READ_AHEAD_DELAY + 0.1)
+        await settle(pilot, app, lambda: threads.current.id in screen._ahead)  # type: ignore[attr-defined,union-attr]

@@ -27,7 +27,6 @@ def probe(self):
     after_first_frame(self)
 
 MainScreen.after_first_frame = probe
-MainScreen.AUTO_FOCUS = "#threads"
 
 from pigeon.tui.app import PigeonApp
 PigeonApp.on_ready = lambda self: self.exit()  # the first frame is on screen: that is all this needs

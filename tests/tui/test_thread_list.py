@@ -93,8 +93,16 @@ class CountingList(ThreadList):
 
 
 class CountingListApp(App[None]):
+    """A counting list, and a second list to move focus to."""
+
+    CSS = """
+    ThreadList > .thread-list--cursor { background: blue; }
+    ThreadList:focus > .thread-list--cursor { background: red; }
+    """
+
     def compose(self) -> ComposeResult:
         yield CountingList(id="threads", clock=lambda: NOW)
+        yield ThreadList(id="other", clock=lambda: NOW)
 
 
 async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> None:
@@ -116,19 +124,8 @@ async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> 
         assert len(set(threads.drawn)) == threads.size.height
 
 
-class FocusApp(App[None]):
-    CSS = """
-    ThreadList > .thread-list--cursor { background: blue; }
-    ThreadList:focus > .thread-list--cursor { background: red; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield CountingList(id="threads", clock=lambda: NOW)
-        yield ThreadList(id="other", clock=lambda: NOW)
-
-
 async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
-    app = FocusApp()
+    app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
         threads = app.query_one(CountingList)
         threads.set_source(CountingSource(1000))

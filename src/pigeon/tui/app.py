@@ -152,7 +152,7 @@ class PigeonApp(App[None]):
             self.set_interval(1.0, self.collector.tick, name="collector")
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key | events.MouseDown):
+        if isinstance(event, events.Key | events.MouseEvent):  # a key, a click, a scroll of the wheel
             self.collector.input()
         await super().on_event(event)
 

@@ -311,7 +311,7 @@ class MainScreen(Screen[None]):
         if self._read_ahead_timer is not None:
             self._read_ahead_timer.stop()
         thread_id = event.row.id
-        if thread_id not in self._ahead:
+        if thread_id not in self._ahead and thread_id not in self.pigeon.mailbox.messages:
             self._read_ahead_timer = self.set_timer(READ_AHEAD_DELAY, lambda: self.read_ahead(thread_id))
 
     @work(exclusive=True, group="read-ahead", exit_on_error=False, description="reading ahead")
