@@ -116,9 +116,9 @@ async def test_keys_move_the_cursor_and_the_mouse_selects(service: Service) -> N
         assert threads.cursor == 24
         await pilot.press("g", "g")
         assert threads.cursor == 0
-        await pilot.click(ThreadList, offset=(10, 5))
+        await pilot.click(ThreadList, offset=(10, 6))  # the sixth row: the list's border is its first line
         assert threads.cursor == 5
-        await pilot.click(ThreadList, offset=(10, 6), times=2)
+        await pilot.click(ThreadList, offset=(10, 7), times=2)
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: reader.thread is not None)
         assert reader.thread.id == threads.source.row(6).id  # type: ignore[union-attr]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -53,6 +54,7 @@ BACKGROUND_START_DELAY = 0.05
 LOADING_DELAY = 0.1
 READ_AHEAD_DELAY = 0.05
 READ_AHEAD_KEPT = 16
+PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
 
 
 def is_loopback(base_url: str) -> bool:
@@ -144,6 +146,7 @@ class MainScreen(Screen[None]):
         self._progress_timer = None
         self._read_ahead_timer: Any = None
         self._ahead: dict[str, tuple[Any, list[MailMessage]]] = {}  # thread id -> (thread, its stored messages)
+        self._status = Content()
 
     @property
     def pigeon(self) -> PigeonApp:
@@ -163,13 +166,12 @@ class MainScreen(Screen[None]):
                     id="filter",
                 )
                 yield ThreadList(id="threads", clock=self.pigeon.clock)
-                yield Static("", id="list-status", markup=False)
             yield Reader(id="reader")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#inboxes").border_title = "Views"
-        self.query_one("#list-pane").border_title = "Threads"
+        self.query_one(ThreadList).border_title = "Threads"
         self.query_one("#reader").border_title = "Message"
         self.watch(self.pigeon, "offline", self._offline_changed)
         self.show_threads()  # the list's rows, from the store at once: nothing else is read before the first frame
@@ -211,24 +213,28 @@ class MainScreen(Screen[None]):
         threads = self.query_one(ThreadList)
         if not len(threads.source):
             threads.loading = True
-        self.query_one("#list-status", Static).update(Content.styled("Checking for mail…", "italic"))
+        self.set_status(Content.styled("Checking for mail…", "italic"))
         self.load_mail()
 
     @work(exclusive=True, group="load", exit_on_error=False, description="loading your mail")
     async def load_mail(self) -> None:
         """Sync the store with the service (only what changed), showing progress as threads arrive."""
 
+        last_shown = 0.0
+
         def progress(done: int, total: int) -> None:
-            self.query_one("#list-status", Static).update(Content.styled(f"Syncing {done} of {total}…", "italic"))
+            nonlocal last_shown
+            if done < total and time.monotonic() - last_shown < PROGRESS_INTERVAL:
+                return  # a big first sync reports every thread: the list is drawn a few times a second, no more
+            last_shown = time.monotonic()
+            self.set_status(Content.styled(f"Syncing {done} of {total}…", "italic"))
             if self._progress_timer is None:
                 self._progress_timer = self.set_timer(0.5, self._progress_refresh)
 
         try:
             report = await sync(await self.pigeon.connect(), self.store, on_progress=progress)
         except PigeonError:
-            self.query_one("#list-status", Static).update(
-                Content.styled("Could not check for mail; showing what was saved. Press r to retry.", "$warning")
-            )
+            self.set_status(Content.styled("Could not check for mail · r to retry", "$warning"))
             raise
         finally:
             self.query_one(ThreadList).loading = False
@@ -256,7 +262,7 @@ class MainScreen(Screen[None]):
         try:
             query = parse_query(self.filter_text)
         except QueryError as exc:
-            self.query_one("#list-status", Static).update(Content.styled(clean_line(str(exc)), "$warning"))
+            self.set_status(Content.styled(clean_line(str(exc)), "$warning"))
             return
         now = self.pigeon.clock()
         thread_list = self.query_one(ThreadList)
@@ -300,7 +306,18 @@ class MainScreen(Screen[None]):
             parts.append(f"by {self.sort}")
         if self.live_mode:
             parts.append(self.live_mode)
-        self.query_one("#list-status", Static).update(Content.styled(" · ".join(parts), "dim"))
+        self.set_status(Content.styled(" · ".join(parts), "dim"))
+
+    def set_status(self, status: Content) -> None:
+        """The list's status line: its count, filter and sort, or what is going on (in the list's bottom border)."""
+        if status != self._status:  # the list is drawn again when it changes: only then
+            self._status = status
+            self.query_one(ThreadList).border_subtitle = status
+
+    @property
+    def status(self) -> str:
+        """The list's status line, as plain text."""
+        return self._status.plain
 
     # --- the list ---------------------------------------------------------------------------------------------
 
