@@ -407,9 +407,9 @@ and `gc.callbacks`; `python -X importtime` for start-up.
 
 - One keypress: the cursor was a reactive that repainted the whole list on every move (a 15 KB frame); it now
   repaints the two rows that changed (650 bytes). 12.9 ms -> about 5 ms.
-- Opening a thread: 140 ms -> about 25 ms. Four frames became one: Textual's `Footer` rebuilt a widget per key in
-  a frame of its own on every focus change (now a one-line key bar, `tui/widgets/key_bar.py`, drawn again only
-  when its keys change); the reader showed "Loading…" before the stored messages (now only if they take over
+- Opening a thread: 140 ms -> about 20-25 ms. Four frames became one: Textual's `Footer` rebuilt a widget per
+  key in a frame of its own on every focus change (now a one-line key bar, `tui/widgets/key_bar.py`, drawn again
+  only when its keys change); the reader showed "Loading…" before the stored messages (now only if they take over
   100 ms); Textual repaints the whole screen when focus moves (off for the main screen: the widgets whose look
   depends on focus repaint themselves); the list's cached rows were dropped on every style or size change (the
   cursor row alone changes with focus); a long thread's scrollbar narrowed the text and laid it out again (the
@@ -417,13 +417,19 @@ and `gc.callbacks`; `python -X importtime` for start-up.
   so Enter does not wait for a trip to a thread; HTML and Markdown renderers load after the first frame. And the
   cyclic garbage collector: a full collection walking every object of start-up landed in the frame (10-60 ms), so
   start-up's objects are frozen (`gc.freeze`) and full collections run in a pause of the user's keys
-  (`tui/memory.py`). What is left is Textual drawing the reader, the two pane borders whose colour follows focus,
-  and the key bar: about 100 lines of a 200x50 screen, 20-25 ms of Textual's own work on this machine.
+  (`tui/memory.py`).
+- The focus cue was the last 5 ms of it (measured headless, Enter to the end of the frame, median of 20: 20.2 ms
+  -> 15.6 ms). The panes' borders followed focus with `:focus-within` on the list's container, so moving focus
+  restyled every widget in that pane and in the reader (3 ms) and drew the list's pane again in the same frame. The
+  border is now the thread list's own (its status line is the border's subtitle) and every focus rule is on the
+  focused widget itself. What is left is Textual drawing the reader's visible lines (about 4 ms for 45 lines), the
+  reader's border, the key bar and one layout (the text's height): about 10 ms of the frame, 6 ms of key and focus
+  handling before it.
 - Opening depends on the thread's length, not on the mailbox's: the newest thread of the 1,000-thread mailbox has
-  six messages (about 100 lines), those of the others two. It is the one figure still at the target's edge: 28 to
-  34 ms medians over repeated runs at 1,000 threads, and runs on this 2-core VM move by 10 ms. Drawing only the
-  reader's visible lines (a Line API widget instead of a `Static`) was tried and measured no better.
-- First row: 1.1 s -> about 0.5 s. Nothing but Textual, the store and the app is imported before the first frame
+  six messages (about 100 lines), those of the others two, which is why its figure is the highest. Drawing only the
+  reader's visible lines (a Line API widget instead of a `Static`) was tried and measured no better: Textual draws
+  a `Static`'s lines in one pass, a Line API widget one call per line, and the two cost the same for a screenful.
+- First row: 1.1 s -> about 0.25 s. Nothing but Textual, the store and the app is imported before the first frame
   (a test checks it): the configuration is read without pydantic-settings (about 0.2 s of pydantic machinery for
   five keys), the models load where mail is read, the contact and dialog screens on first use, saved inboxes and
   contacts just after the first frame; the API client (httpx, TLS, anyio: about 0.3 s) is made in a thread, which
@@ -431,9 +437,9 @@ and `gc.callbacks`; `python -X importtime` for start-up.
   interpreter while the frame was being written). The collector is off until the first frame (it walked
   start-up's objects twice before it, about 60 ms), and the mail screen is the bottom of the screen stack (a blank
   default screen beneath repainted the whole screen whenever it refreshed).
-- What remains of start-up is importing Textual (about 0.3 s of the 0.5 s) and its first layout. The list is a
-  Line API widget paging rows from SQLite (`StoreSource`: one `COUNT`, then one indexed query per 200 rows): at
-  100,000 threads the `COUNT` is 10 ms of the first frame, the only cost that grows with the mailbox.
+- What remains of start-up is importing Textual (about 0.1 s with its bytecode cached) and its first layout. The
+  list is a Line API widget paging rows from SQLite (`StoreSource`: one `COUNT`, then one indexed query per 200
+  rows): at 100,000 threads the `COUNT` is 10 ms of the first frame, the only cost that grows with the mailbox.
 - Sync makes one request per changed thread (page_size 100) after the thread list, four threads at a time in the
   app (eight in the bench). The service answers list messages in ~44 ms p50 with eight requests in flight: its
   SQLite calls run on one connection inside async handlers, so requests queue.

@@ -423,14 +423,46 @@ async def test_a_thread_already_in_memory_is_not_read_ahead_again(service: Servi
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
-        screen = app.screen
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.synced)  # a sync ending later forgets the messages of what it changed
+        await pilot.pause(READ_AHEAD_DELAY + 0.1)
+        await settle(pilot, app)  # the first row's own read-ahead is over
         first = threads.current.id  # type: ignore[union-attr]
         app.mailbox.messages[first] = []  # as if it had been opened
-        screen._ahead.clear()  # type: ignore[attr-defined]
+        screen._ahead.clear()
         await pilot.press("j", "k")
         await pilot.pause(READ_AHEAD_DELAY + 0.1)
         await settle(pilot, app)
-        assert first not in screen._ahead  # type: ignore[attr-defined]
+        assert first not in screen._ahead
         await pilot.press("j")
         await pilot.pause(READ_AHEAD_DELAY + 0.1)
-        await settle(pilot, app, lambda: threads.current.id in screen._ahead)  # type: ignore[attr-defined,union-attr]
+        await settle(pilot, app, lambda: threads.current.id in screen._ahead)  # type: ignore[union-attr]
+
+
+async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw_it_per_thread(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    from pigeon.tui.screens import main
+
+    monkeypatch.setattr(main, "time", types.SimpleNamespace(monotonic=lambda: 100.0))  # every report in one instant
+    shown: list[str] = []
+    set_status = MainScreen.set_status
+
+    def recording(self: MainScreen, status) -> None:  # type: ignore[no-untyped-def]
+        shown.append(status.plain)
+        set_status(self, status)
+
+    monkeypatch.setattr(MainScreen, "set_status", recording)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.synced)
+        total = len(app.mailbox.threads)
+        assert total > 2
+        syncing = [s for s in shown if s.startswith("Syncing")]
+        assert syncing == [f"Syncing 1 of {total}…", f"Syncing {total} of {total}…"]
+        assert screen.status == f"{len(threads.source)} threads"
+        assert f"{len(threads.source)} threads" in screen_text(app)  # drawn in the list's bottom border

@@ -339,7 +339,7 @@ class MainScreen(Screen[None]):
             return store.thread(thread_id), store.messages(thread_id)
 
         thread, messages = await asyncio.to_thread(read)
-        if thread is None:
+        if thread is None or thread_id in self.pigeon.mailbox.messages:  # gone, or opened while it was read
             return
         self._ahead[thread_id] = (thread, messages)
         while len(self._ahead) > READ_AHEAD_KEPT:
