@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 from textual.command import CommandPalette
+from textual.content import Content
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
@@ -466,3 +467,6 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
         assert syncing == [f"Syncing 1 of {total}…", f"Syncing {total} of {total}…"]
         assert screen.status == f"{len(threads.source)} threads"
         assert f"{len(threads.source)} threads" in screen_text(app)  # drawn in the list's bottom border
+        screen.set_status(Content.styled("Could not check", "dim"))
+        screen.set_status(Content.styled("Could not check", "$warning"))  # the same words in another style
+        assert "$warning" in (threads.border_subtitle or "")

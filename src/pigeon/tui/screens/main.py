@@ -310,7 +310,8 @@ class MainScreen(Screen[None]):
 
     def set_status(self, status: Content) -> None:
         """The list's status line: its count, filter and sort, or what is going on (in the list's bottom border)."""
-        if status != self._status:  # the list is drawn again when it changes: only then
+        shown = self._status  # (Content's == compares the text alone: a warning may share a plain status's words)
+        if status.plain != shown.plain or status.spans != shown.spans:  # the list is drawn again: only on a change
             self._status = status
             self.query_one(ThreadList).border_subtitle = status
 
