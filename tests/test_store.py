@@ -252,6 +252,24 @@ async def test_sorting_by_sender_and_subject(store: MailStore) -> None:
         store.list("all", sort="size")
 
 
+@pytest.mark.parametrize("sort", ["date", "sender", "subject"])
+async def test_a_threads_position_is_where_the_list_puts_it(store: MailStore, sort: str) -> None:
+    for view, query in [("all", None), ("inbox", None), ("all", "is:unread")]:
+        listed = ids(store.list(view, query, sort=sort, limit=1000, now=NOW))
+        pages = [
+            t
+            for offset in range(0, len(listed), 4)
+            for t in ids(store.list(view, query, sort=sort, offset=offset, limit=4, now=NOW))
+        ]
+        assert pages == listed  # one order: pages neither overlap nor skip
+        for index, thread_id in enumerate(listed):
+            assert store.position(thread_id, view, query, sort=sort, now=NOW) == index
+    gone = ids(store.list("inbox", now=NOW))[3]
+    store.done([gone])
+    assert store.position(gone, "inbox", sort=sort, now=NOW) is None
+    assert store.position("no-such-thread", "all", sort=sort, now=NOW) is None
+
+
 async def test_each_search_operator(store: MailStore) -> None:
     everything = store.list("all", now=NOW)
     sample = next(t for t in everything if t.who and " " in t.subject)

@@ -87,9 +87,9 @@ class CountingList(ThreadList):
         self.drawn.append(y)
         return super().render_line(y)
 
-    def _render_row(self, row, width, cursor):  # type: ignore[no-untyped-def]
+    def _render_row(self, row, when, width, cursor):  # type: ignore[no-untyped-def]
         self.built.append(row.id)
-        return super()._render_row(row, width, cursor)
+        return super()._render_row(row, when, width, cursor)
 
 
 class CountingListApp(App[None]):
@@ -135,3 +135,77 @@ async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
         app.query_one("#other", ThreadList).focus()  # the cursor's colour changes with focus, nothing else
         await pilot.pause()
         assert threads.built == ["t0"]
+
+
+class StarredSource(CountingSource):
+    """A CountingSource in which some rows are starred and some rows are gone (as after a triage action)."""
+
+    def __init__(self, size: int, *, starred: frozenset[int] = frozenset(), gone: frozenset[int] = frozenset()):
+        super().__init__(size - len(gone))
+        self.starred, self.gone = starred, sorted(gone)
+
+    def row(self, index: int) -> ThreadRow:
+        for missing in self.gone:  # the rows after a gone one move up
+            if index >= missing:
+                index += 1
+        row = super().row(index)
+        return ThreadRow(**{**row.__dict__, "starred": index in self.starred})
+
+
+async def test_a_new_source_builds_only_the_rows_whose_data_changed() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(CountingList)
+        threads.set_source(StarredSource(1000))
+        threads.focus()
+        await pilot.pause()
+        threads.built.clear()
+        threads.set_source(StarredSource(1000, starred=frozenset({3})), keep="t0")  # a star on the fourth row
+        await pilot.pause()
+        assert threads.built == ["t3"]
+        threads.built.clear()
+        threads.cursor = 2
+        await pilot.pause()
+        threads.built.clear()
+        # t2 is done: it leaves, the rows below move up a line (drawn from the cache), the cursor stays at the
+        # same place, now on t3, and one new row comes in at the bottom
+        threads.set_source(StarredSource(1000, starred=frozenset({3}), gone=frozenset({2})), keep="t2")
+        await pilot.pause()
+        assert threads.cursor == 2
+        assert threads.current.id == "t3"  # type: ignore[union-attr]
+        assert sorted(threads.built) == sorted(["t3", f"t{threads.size.height}"])
+
+
+async def test_keeping_the_cursor_on_a_thread_reads_the_rows_near_it_not_the_list() -> None:
+    app = ListApp()
+    async with app.run_test(size=(100, 30)):
+        threads = app.query_one(ThreadList)
+        threads.set_source(CountingSource(100_000))
+        threads.cursor = 5000
+        moved = CountingSource(100_000)
+        threads.set_source(moved, keep="t4997")  # three new threads came in above it, say
+        assert threads.cursor == 4997
+        gone = CountingSource(100_000)
+        threads.set_source(gone, keep="t999999")  # not in the list (done): the cursor stays where it is
+        assert threads.cursor == 4997
+        assert len(gone.asked) <= 2 * 50 + 1
+
+
+class LocatingSource(CountingSource):
+    """A source that can say where a thread is without its rows (as the store's source does)."""
+
+    def locate(self, thread_id: str) -> int | None:
+        index = int(thread_id.removeprefix("t"))
+        return index if 0 <= index < self.size else None
+
+
+async def test_a_thread_far_from_the_cursor_is_found_by_asking_the_source() -> None:
+    app = ListApp()
+    async with app.run_test(size=(100, 30)):
+        threads = app.query_one(ThreadList)
+        threads.set_source(LocatingSource(100_000))
+        threads.cursor = 10
+        resorted = LocatingSource(100_000)
+        threads.set_source(resorted, keep="t70000")
+        assert threads.cursor == 70_000
+        assert len(resorted.asked) <= 2 * 50 + 1

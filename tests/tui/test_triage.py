@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.store.mailstore import MailStore, store_path
@@ -171,3 +173,21 @@ async def test_views_and_triage_are_offered_in_the_palette(service: Service) -> 
         await settle(pilot, app)
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 0)
+
+
+async def test_changing_the_sort_keeps_the_cursor_on_its_thread_wherever_it_lands(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.tui.widgets import thread_list
+
+    monkeypatch.setattr(thread_list, "KEEP_SEARCH", 1)  # only the cursor's own row: the store says where it went
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("j", "j", "j")
+        kept = threads.current.id  # type: ignore[union-attr]
+        for _ in range(3):  # sender, subject, back to date
+            await pilot.press("o")
+            await settle(pilot, app)
+            assert threads.current.id == kept  # type: ignore[union-attr]
+        assert threads.cursor == 3

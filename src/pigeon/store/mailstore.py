@@ -97,8 +97,8 @@ MIGRATIONS: list[str] = [_SCHEMA_V1]
 VIEWS = ("inbox", "unread", "starred", "snoozed", "done", "all")
 SORTS = {
     "date": "t.last_message_at DESC, t.id",
-    "sender": "t.who COLLATE NOCASE, t.last_message_at DESC",
-    "subject": "t.subject COLLATE NOCASE, t.last_message_at DESC",
+    "sender": "t.who COLLATE NOCASE, t.last_message_at DESC, t.id",  # t.id last: one order, so pages never overlap
+    "subject": "t.subject COLLATE NOCASE, t.last_message_at DESC, t.id",
 }
 
 # Conditions over ``threads t LEFT JOIN triage tr``; :now is the current time.
@@ -429,6 +429,31 @@ class MailStore:
         )
         rows = self._rows(sql, params | {"limit": limit, "offset": offset})
         return [self._stored(r) for r in rows]
+
+    def position(
+        self,
+        thread_id: str,
+        view: str = "inbox",
+        query: str | SearchQuery | None = None,
+        *,
+        inbox_id: str | None = None,
+        sort: str = "date",
+        now: datetime | None = None,
+    ) -> int | None:
+        """Where thread ``thread_id`` is in a view as :meth:`list` orders it (0 is first), or None if it is not in
+        it. Whether it is in the view is one lookup by id; only then is the view ranked."""
+        parsed = parse_query(query) if isinstance(query, str) else query
+        where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
+        order = SORTS.get(sort)
+        if order is None:
+            raise ValueError(f"unknown sort {sort!r}; sorts are {', '.join(SORTS)}")
+        params = params | {"thread_id": thread_id}
+        joined = "FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id"
+        if not self._rows(f"SELECT 1 {joined} WHERE t.id = :thread_id AND ({where})", params):
+            return None
+        ranked = f"SELECT t.id AS id, ROW_NUMBER() OVER (ORDER BY {order}) - 1 AS n {joined} WHERE {where}"
+        rows = self._rows(f"SELECT n FROM ({ranked}) WHERE id = :thread_id", params)
+        return int(rows[0][0]) if rows else None
 
     def _stored(self, row: sqlite3.Row) -> StoredThread:
         return StoredThread(

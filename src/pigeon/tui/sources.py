@@ -55,6 +55,13 @@ class StoreSource:
             raise IndexError(index)
         return rows[index % PAGE]
 
+    def locate(self, thread_id: str) -> int | None:
+        """Where the thread is in this view, or None (one lookup by id when it is not there)."""
+        index = self.store.position(
+            thread_id, self.view, self.query, inbox_id=self.inbox_id, sort=self.sort, now=self.now
+        )
+        return index if index is not None and index < self._count else None
+
     def row(self, index: int) -> ThreadRow:
         t = self.stored(index)
         return ThreadRow(

@@ -45,7 +45,8 @@ class ThreadRow:
 
 
 class RowSource(Protocol):
-    """Where the rows come from: a list in memory, or a table in the local store."""
+    """Where the rows come from: a list in memory, or a table in the local store. A source may also offer
+    ``locate(thread_id) -> int | None``, a thread's index found without reading the rows before it."""
 
     def __len__(self) -> int: ...
 
@@ -66,6 +67,7 @@ COUNT_WIDTH = 4
 MARK_WIDTH = 5
 ROW_STYLES = ("thread-list--dim", "thread-list--unread", "thread-list--mark")
 GG_WINDOW = 1.0
+KEEP_SEARCH = 50  # rows either side of the cursor where a kept thread is looked for before asking the source
 
 
 class ThreadList(ScrollView, can_focus=True):
@@ -120,26 +122,39 @@ class ThreadList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.source: RowSource = EmptySource()
         self._clock = clock
-        self._cache: LRUCache[tuple[int, int, Style | None], Strip] = LRUCache(1024)
+        self._cache: LRUCache[tuple[ThreadRow, str, int, Style | None], Strip] = LRUCache(1024)
         self._look: tuple[Style, ...] = ()
         self._g_pressed_at = 0.0
 
     # --- data ------------------------------------------------------------------------------------------------
 
     def set_source(self, source: RowSource, *, keep: str | None = None) -> None:
-        """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it."""
+        """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it. Rows are cached
+        by what they show, so a row that did not change is not drawn again."""
         self.source = source
-        self._cache.clear()
         self.virtual_size = Size(self._row_width, len(source))
         index = self.cursor
         if keep is not None:
-            index = next((i for i in range(min(len(source), 5000)) if source.row(i).id == keep), self.cursor)
+            found = self._find(source, keep, near=self.cursor)
+            index = found if found is not None else index
         self.cursor = max(0, min(index, len(source) - 1))
         self.refresh()
 
+    @staticmethod
+    def _find(source: RowSource, thread_id: str, *, near: int) -> int | None:
+        """The index of ``thread_id``: looked for around ``near`` first (after a triage action or new mail it has
+        moved by a row or a few), then asked of the source. A thread that left the list costs no walk through it."""
+        size = len(source)
+        for step in range(KEEP_SEARCH):
+            for index in (near + step, near - step) if step else (near,):
+                if 0 <= index < size and source.row(index).id == thread_id:
+                    return index
+        locate = getattr(source, "locate", None)
+        return locate(thread_id) if locate is not None else None
+
     def refresh_rows(self) -> None:
-        """The rows' data changed (read state, names learnt): render them again."""
-        self._cache.clear()
+        """The rows' data changed (a selection): draw the screen's rows again. Only rows whose data differ are
+        built again: the cache is keyed by what a row shows."""
         self.refresh()
 
     @property
@@ -249,21 +264,21 @@ class ThreadList(ScrollView, can_focus=True):
         if index >= len(self.source) or width <= 0:
             return Strip.blank(width, base)
         cursor = self.get_component_rich_style("thread-list--cursor") if index == self.cursor else None
-        key = (index, width, cursor)  # the cursor's look follows focus
+        row = self.source.row(index)
+        when = relative_time(row.when, self._clock() if self._clock else datetime.now().astimezone())
+        key = (row, when, width, cursor)  # what the row shows: its data, its age as shown, the cursor's look
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(self.source.row(index), width, cursor)
+            strip = self._render_row(row, when, width, cursor)
             self._cache[key] = strip
         return strip
 
-    def _render_row(self, row: ThreadRow, width: int, cursor: Style | None) -> Strip:
+    def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
         base = self.rich_style
         dim = self.get_component_rich_style("thread-list--dim", partial=True)
         unread = self.get_component_rich_style("thread-list--unread", partial=True)
         mark = self.get_component_rich_style("thread-list--mark", partial=True)
         strong = unread if row.unread else Style()
-
-        when = relative_time(row.when, self._clock() if self._clock else datetime.now().astimezone())
         label_text = clean_line(" ".join(f"#{label}" for label in row.labels), limit=24)
         count = f"({row.count})" if row.count > 1 else ""
         subject_width = max(width - MARK_WIDTH - WHO_WIDTH - COUNT_WIDTH - TIME_WIDTH - 3, 4)
