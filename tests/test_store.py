@@ -243,6 +243,16 @@ async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> 
     assert sum(by_inbox.values()) == 22
 
 
+async def test_the_sidebars_counts_never_wait_for_the_lists_reads(store: MailStore) -> None:
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool, store._lock:  # the list's connection is busy
+        counts = pool.submit(store.view_counts, NOW).result(timeout=10)
+        unread = pool.submit(store.unread_by_inbox, NOW).result(timeout=10)
+    assert counts["all"] == 25
+    assert sum(unread.values()) == 25
+
+
 async def test_sorting_by_sender_and_subject(store: MailStore) -> None:
     by_subject = [t.subject.lower() for t in store.list("all", sort="subject", now=NOW)]
     assert by_subject == sorted(by_subject)

@@ -93,7 +93,8 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
         threads = await loaded(pilot, app)
         word = threads.source.row(0).subject.split()[0]
         await pilot.press("slash", *word)
-        await settle(pilot, app)
+        assert "Searching" in app.screen.status  # type: ignore[attr-defined]
+        await settle(pilot, app, lambda: len(threads.source) < 25)  # a word search reads in a worker
         narrowed = len(threads.source)
         assert 0 < narrowed < 25
         assert all(word.lower() in threads.source.row(i).subject.lower() for i in range(narrowed))
@@ -103,6 +104,37 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
         await pilot.press("escape")
         await settle(pilot, app)
         assert len(threads.source) == 25
+
+
+async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(service: Service) -> None:
+    from pigeon.tui.screens.main import SEARCH_DELAY
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        await settle(pilot, app, lambda: app.screen.synced)  # type: ignore[attr-defined]
+        word = threads.source.row(0).subject.split()[0]
+        counted_on: list[threading.Thread] = []
+        count = app.store.count
+
+        def recording_count(*args, **kwargs):  # type: ignore[no-untyped-def]
+            counted_on.append(threading.current_thread())
+            return count(*args, **kwargs)
+
+        app.store.count = recording_count  # type: ignore[method-assign]
+        await pilot.press("slash", *word, "escape")  # cleared before the search began
+        await pilot.pause(SEARCH_DELAY * 3)
+        await settle(pilot, app)
+        assert len(threads.source) == 25
+        assert app.screen.status == "25 threads"  # type: ignore[attr-defined]
+        counted_on.clear()
+        threads.focus()
+        await pilot.press("j", "j", "j")
+        await pilot.press("slash", *word)
+        await settle(pilot, app, lambda: len(threads.source) < 25)
+        assert counted_on
+        assert threading.main_thread() not in counted_on
+        assert threads.cursor == 0  # new results start at the first
 
 
 async def test_keys_move_the_cursor_and_the_mouse_selects(service: Service) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -55,6 +56,7 @@ LOADING_DELAY = 0.1
 READ_AHEAD_DELAY = 0.05
 READ_AHEAD_KEPT = 16
 PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
+SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
 
 
 def is_loopback(base_url: str) -> bool:
@@ -147,6 +149,7 @@ class MainScreen(Screen[None]):
         self._read_ahead_timer: Any = None
         self._ahead: dict[str, tuple[Any, list[MailMessage]]] = {}  # thread id -> (thread, its stored messages)
         self._status = Content()
+        self._list_version = 0  # counts the lists shown: a search that ends after a newer list is dropped
 
     @property
     def pigeon(self) -> PigeonApp:
@@ -258,25 +261,57 @@ class MainScreen(Screen[None]):
         self._progress_timer = None
         self.show_threads()
 
-    def show_threads(self) -> None:
+    def show_threads(self, *, keep: bool = True) -> None:
+        """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
+        on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
+        worker (in a big mailbox its first letters match most of it)."""
         try:
             query = parse_query(self.filter_text)
         except QueryError as exc:
             self.set_status(Content.styled(clean_line(str(exc)), "$warning"))
             return
-        now = self.pigeon.clock()
-        thread_list = self.query_one(ThreadList)
-        current = thread_list.current if len(thread_list.source) else None
-        source = StoreSource(
+        self._list_version += 1
+        make = functools.partial(
+            StoreSource,
             self.store,
             view=self.view,
             query=query,
             inbox_id=self.inbox_id,
             sort=self.sort,
-            now=now,
+            now=self.pigeon.clock(),
             selected=self.selected.__contains__,
         )
-        thread_list.set_source(source, keep=current.id if current else None)
+        if query.fts():
+            self.set_status(Content.styled("Searching…", "italic"))
+            self.search(make, self._list_version, keep=keep)
+        else:
+            self._show_source(make(), cursor=None if keep else 0)
+
+    @work(exclusive=True, group="search", exit_on_error=False, description="searching")
+    async def search(self, make: Callable[[], StoreSource], version: int, *, keep: bool) -> None:
+        await asyncio.sleep(SEARCH_DELAY)  # typing on: this search is replaced before it reads anything
+        thread_list = self.query_one(ThreadList)
+        current = thread_list.current if keep and len(thread_list.source) else None
+        near = thread_list.cursor if keep else 0
+
+        def read() -> tuple[StoreSource, int | None]:
+            source = make()
+            if len(source) and version == self._list_version:  # (a newer list makes the rest moot)
+                source.stored(0)  # the first page of rows, and where the cursor's thread went: both off the UI's path
+            found = ThreadList.find(source, current.id, near=near) if current else None
+            return source, found
+
+        source, found = await asyncio.to_thread(read)
+        if version == self._list_version:  # nothing newer was shown meanwhile
+            self._show_source(source, cursor=found if found is not None else near)
+
+    def _show_source(self, source: StoreSource, *, cursor: int | None = None) -> None:
+        thread_list = self.query_one(ThreadList)
+        if cursor is not None:
+            thread_list.set_source(source, cursor=cursor)
+        else:
+            current = thread_list.current if len(thread_list.source) else None
+            thread_list.set_source(source, keep=current.id if current else None)
         self.update_status(len(source))
         self.refresh_sidebar()
 
@@ -574,7 +609,7 @@ class MainScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.filter_text = event.value.strip()
-        self.show_threads()
+        self.show_threads(keep=False)  # new results: from the first
 
     @on(Input.Submitted, "#filter")
     def _filter_kept(self, event: Input.Submitted) -> None:

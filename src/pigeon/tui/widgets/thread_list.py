@@ -128,20 +128,21 @@ class ThreadList(ScrollView, can_focus=True):
 
     # --- data ------------------------------------------------------------------------------------------------
 
-    def set_source(self, source: RowSource, *, keep: str | None = None) -> None:
-        """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it. Rows are cached
-        by what they show, so a row that did not change is not drawn again."""
+    def set_source(self, source: RowSource, *, keep: str | None = None, cursor: int | None = None) -> None:
+        """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it (or put it at
+        ``cursor``, found beforehand with :meth:`find`). Rows are cached by what they show, so a row that did not
+        change is not drawn again."""
         self.source = source
         self.virtual_size = Size(self._row_width, len(source))
-        index = self.cursor
-        if keep is not None:
-            found = self._find(source, keep, near=self.cursor)
+        index = self.cursor if cursor is None else cursor
+        if keep is not None and cursor is None:
+            found = self.find(source, keep, near=self.cursor)
             index = found if found is not None else index
         self.cursor = max(0, min(index, len(source) - 1))
         self.refresh()
 
     @staticmethod
-    def _find(source: RowSource, thread_id: str, *, near: int) -> int | None:
+    def find(source: RowSource, thread_id: str, *, near: int) -> int | None:
         """The index of ``thread_id``: looked for around ``near`` first (after a triage action or new mail it has
         moved by a row or a few), then asked of the source. A thread that left the list costs no walk through it."""
         size = len(source)
