@@ -243,6 +243,15 @@ async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> 
     assert sum(by_inbox.values()) == 22
 
 
+async def test_a_count_among_some_threads_counts_those_in_the_view(store: MailStore) -> None:
+    threads = ids(store.list("all", now=NOW))
+    store.done(threads[:2])
+    assert store.count("inbox", among=threads[:5], now=NOW) == 3
+    assert store.count("done", among=threads[:5], now=NOW) == 2
+    assert store.count("inbox", among=[], now=NOW) == 0
+    assert store.count("inbox", among=["no-such-thread"], now=NOW) == 0
+
+
 async def test_the_sidebars_counts_never_wait_for_the_lists_reads(store: MailStore) -> None:
     import concurrent.futures
 

@@ -191,3 +191,33 @@ async def test_changing_the_sort_keeps_the_cursor_on_its_thread_wherever_it_land
             await settle(pilot, app)
             assert threads.current.id == kept  # type: ignore[union-attr]
         assert threads.cursor == 3
+
+
+async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await settle(pilot, app)
+        store = app.store
+        counts: list[object] = []
+        count = store.count
+
+        def recording_count(*args, **kwargs):  # type: ignore[no-untyped-def]
+            counts.append(kwargs.get("among"))
+            return count(*args, **kwargs)
+
+        store.count = recording_count  # type: ignore[method-assign]
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        for keys, view in [(("e",), "inbox"), (("x", "j", "x", "e"), "inbox"), (("u",), "inbox"), (("s",), "inbox")]:
+            counts.clear()
+            await pilot.press(*keys)
+            await settle(pilot, app, lambda: not screen.selected)
+            await settle(pilot, app)
+            assert counts, keys
+            assert all(among is not None for among in counts), keys  # lookups by id, no COUNT of the whole view
+            assert len(threads.source) == count(view, now=threads.source.now)  # type: ignore[attr-defined]
+        await pilot.press("3")  # starred: unstarring takes the thread out of this view
+        await settle(pilot, app)
+        assert len(threads.source) == 1
+        await pilot.press("s")
+        await settle(pilot, app, lambda: len(threads.source) == 0)

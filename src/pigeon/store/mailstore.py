@@ -417,9 +417,15 @@ class MailStore:
         *,
         inbox_id: str | None = None,
         now: datetime | None = None,
+        among: Sequence[str] | None = None,
     ) -> int:
+        """How many threads a view holds (of ``among`` alone, if given: a lookup by id each)."""
         parsed = parse_query(query) if isinstance(query, str) else query
         where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
+        if among is not None:
+            names = [f":among{n}" for n in range(len(among))]
+            where = f"t.id IN ({', '.join(names) or 'NULL'}) AND ({where})"
+            params |= {name[1:]: thread_id for name, thread_id in zip(names, among, strict=True)}
         sql = f"SELECT COUNT(*) FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
         return int(self._rows(sql, params)[0][0])
 
@@ -622,6 +628,11 @@ class MailStore:
             UndoStep(r["seq"], r["description"])
             for r in self._rows("SELECT seq, description FROM undo ORDER BY seq DESC")
         ]
+
+    def undo_targets(self) -> list[str]:
+        """The threads the next :meth:`undo` changes."""
+        rows = self._rows("SELECT changes FROM undo ORDER BY seq DESC LIMIT 1")
+        return [item["thread_id"] for item in json.loads(rows[0]["changes"])] if rows else []
 
     def undo(self) -> str | None:
         """Undo the last triage step; returns what was undone, or ``None`` when there is nothing to undo."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from pigeon.store.mailstore import MailStore, StoredThread
@@ -25,15 +25,40 @@ class StoreSource:
         sort: str,
         now: datetime,
         selected: Callable[[str], bool] = lambda _: False,
+        count: int | None = None,
     ) -> None:
         self.store = store
         self.view, self.query, self.inbox_id, self.sort, self.now = view, query, inbox_id, sort, now
         self._selected = selected
-        self._count = store.count(view, query, inbox_id=inbox_id, now=now)
+        self._count = store.count(view, query, inbox_id=inbox_id, now=now) if count is None else count
         self._pages: dict[int, list[StoredThread]] = {}
 
     def __len__(self) -> int:
         return self._count
+
+    def members(self, thread_ids: Sequence[str]) -> int:
+        """How many of ``thread_ids`` this view holds (a lookup by id each, not a count of the view)."""
+        return self.store.count(self.view, self.query, inbox_id=self.inbox_id, now=self.now, among=thread_ids)
+
+    def changed(self, gained: int) -> StoreSource:
+        """The same view read again after a change that brought ``gained`` threads into it (or took them out, if
+        negative): counted without counting the view, which in a big mailbox is most of the cost of a new list."""
+        return StoreSource(
+            self.store,
+            view=self.view,
+            query=self.query,
+            inbox_id=self.inbox_id,
+            sort=self.sort,
+            now=self.now,
+            selected=self._selected,
+            count=max(self._count + gained, 0),
+        )
+
+    def prefetch(self, indexes: range) -> None:
+        """Read the pages of ``indexes`` now (in a worker, so that drawing them does not read)."""
+        for index in (indexes.start, indexes.stop - 1):
+            if 0 <= index < self._count:
+                self.stored(index)
 
     def stored(self, index: int) -> StoredThread:
         if not 0 <= index < self._count:

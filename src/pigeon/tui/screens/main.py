@@ -237,10 +237,15 @@ class MainScreen(Screen[None]):
         try:
             report = await sync(await self.pigeon.connect(), self.store, on_progress=progress)
         except PigeonError:
+            if self._progress_timer is not None:  # what arrived before the failure is shown
+                self.show_threads()
             self.set_status(Content.styled("Could not check for mail · r to retry", "$warning"))
             raise
         finally:
             self.query_one(ThreadList).loading = False
+            if self._progress_timer is not None:  # the list is shown whole now: no progress view after it
+                self._progress_timer.stop()
+                self._progress_timer = None
         mailbox = self.pigeon.mailbox
         mailbox.inboxes = list(report.inbox_list)
         mailbox.set_threads(list(report.thread_list))
@@ -444,8 +449,39 @@ class MainScreen(Screen[None]):
 
     @work(group="mark-read", exit_on_error=False, description="marking the thread read")
     async def mark_opened(self, thread_id: str) -> None:
-        await asyncio.to_thread(self.store.mark_read, [thread_id], record=False)
-        self.show_threads()
+        await self._change_list([thread_id], lambda ids: self.store.mark_read(ids, record=False))
+
+    async def _change_list(
+        self, targets: list[str] | Callable[[], list[str]], change: Callable[[list[str]], Any]
+    ) -> Any:
+        """Run ``change`` on threads ``targets`` (or those a function of them names) in a thread, then show the
+        list as it is now. The new list is made in that thread too, counted from the old one (how many of the
+        threads the view held before and holds after), with its screen of rows read and the cursor's thread
+        found: the UI only swaps it in."""
+        thread_list = self.query_one(ThreadList)
+        old = thread_list.source
+        version = self._list_version
+        current = thread_list.current if len(old) else None
+        shown = thread_list.visible_range()
+
+        def run() -> tuple[Any, StoreSource | None, int | None]:
+            ids = targets() if callable(targets) else targets
+            if not isinstance(old, StoreSource):
+                return change(ids), None, None
+            before = old.members(ids)
+            result = change(ids)
+            fresh = old.changed(old.members(ids) - before)
+            fresh.prefetch(shown)
+            found = ThreadList.find(fresh, current.id, near=thread_list.cursor) if current else None
+            return result, fresh, found
+
+        result, fresh, found = await asyncio.to_thread(run)
+        if fresh is not None and version == self._list_version:  # the list is still the one this changed
+            self._list_version += 1
+            self._show_source(fresh, cursor=found if found is not None else thread_list.cursor)
+        else:
+            self.show_threads()
+        return result
 
     @on(OptionList.OptionHighlighted, "#inboxes")
     def _sidebar_chosen(self, event: OptionList.OptionHighlighted) -> None:
@@ -491,9 +527,9 @@ class MainScreen(Screen[None]):
 
     @work(group="triage", exit_on_error=False, description="changing the threads")
     async def _triage(self, ids: list[str], change: Callable[[list[str]], str]) -> None:
-        said = await asyncio.to_thread(change, ids)
+        said = await self._change_list(ids, change)
         self.selected.clear()
-        self.show_threads()
+        self.query_one(ThreadList).refresh_rows()  # the marks of the selection go
         self.notify(f"{said} — u to undo", markup=False, timeout=4)
 
     def action_done(self) -> None:
@@ -595,8 +631,7 @@ class MainScreen(Screen[None]):
 
     @work(group="triage", exit_on_error=False, description="undoing")
     async def _undo(self) -> None:
-        said = await asyncio.to_thread(self.store.undo)
-        self.show_threads()
+        said = await self._change_list(self.store.undo_targets, lambda _: self.store.undo())
         self.notify(f"Undone: {said}" if said else "Nothing to undo.", markup=False, timeout=4)
 
     # --- filter, back, zoom -----------------------------------------------------------------------------------
