@@ -221,3 +221,26 @@ async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: 
         assert len(threads.source) == 1
         await pilot.press("s")
         await settle(pilot, app, lambda: len(threads.source) == 0)
+
+
+async def test_keys_pressed_while_a_change_is_made_are_not_undone_by_it(service: Service) -> None:
+    import threading
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await settle(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        gate = threading.Event()
+
+        def slow_star(ids: list[str]) -> str:
+            gate.wait(5)
+            return app.store.star(ids, on=True)
+
+        screen.triage(slow_star)
+        await pilot.press("j", "j")  # while the star is being saved
+        moved_to = threads.current.id  # type: ignore[union-attr]
+        gate.set()
+        await settle(pilot, app, lambda: threads.source.row(0).starred)
+        assert threads.cursor == 2
+        assert threads.current.id == moved_to  # type: ignore[union-attr]

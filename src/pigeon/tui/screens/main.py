@@ -462,7 +462,7 @@ class MainScreen(Screen[None]):
         old = thread_list.source
         version = self._list_version
         current = thread_list.current if len(old) else None
-        shown = thread_list.visible_range()
+        near, shown = thread_list.cursor, thread_list.visible_range()
 
         def run() -> tuple[Any, StoreSource | None, int | None]:
             ids = targets() if callable(targets) else targets
@@ -472,13 +472,16 @@ class MainScreen(Screen[None]):
             result = change(ids)
             fresh = old.changed(old.members(ids) - before)
             fresh.prefetch(shown)
-            found = ThreadList.find(fresh, current.id, near=thread_list.cursor) if current else None
+            found = ThreadList.find(fresh, current.id, near=near) if current else None
             return result, fresh, found
 
         result, fresh, found = await asyncio.to_thread(run)
         if fresh is not None and version == self._list_version:  # the list is still the one this changed
             self._list_version += 1
-            self._show_source(fresh, cursor=found if found is not None else thread_list.cursor)
+            if thread_list.cursor == near:
+                self._show_source(fresh, cursor=found if found is not None else near)
+            else:  # a key moved the cursor meanwhile: keep the thread it is on now
+                self._show_source(fresh)
         else:
             self.show_threads()
         return result
