@@ -7,7 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from bench.run import SizeResult, build_service, direct_fill, has_thread_row, measure_ui, report, sync_store
+from bench.run import (
+    SizeResult,
+    UIRun,
+    build_service,
+    direct_fill,
+    has_thread_row,
+    measure_triage,
+    measure_ui,
+    report,
+    sync_store,
+)
 from pigeon.store.mailstore import MailStore
 
 
@@ -61,6 +71,23 @@ def test_the_tmux_driver_finds_the_first_row_and_opens_the_newest(tiny: tuple[Pa
     assert run.rss_mib > 10
     text = report([SizeResult(30, "direct fill", [run])], None, None, "test")
     assert "| 30 | direct fill |" in text
+
+
+def test_the_triage_measure_presses_each_key_and_types_a_search(tiny: tuple[Path, str], tmp_path: Path) -> None:
+    path, _ = tiny
+    store = tmp_path / "app" / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(path, store)
+    starred = MailStore(store).count("starred")
+    figures = measure_triage(tmp_path / "app", runs=1)
+    assert all(figures[f"key_{key}"] > 0 for key in "seu")
+    assert figures["search_stall"] >= 0
+    assert figures["search_results"] > 0
+    assert MailStore(store).count("starred") == starred  # the store ends as it began
+    ui = UIRun(first_row=0.2, keypress=0.005, hundred=0.05, open_newest=0.02, rss_mib=70)
+    text = report([SizeResult(30, "direct fill", [ui], figures)], None, None, "test")
+    assert "## Triage and search" in text
+    assert f"| 30 | {figures['key_s'] * 1000:.1f} ms |" in text
 
 
 def test_the_report_says_which_targets_are_met_and_which_are_missed_where() -> None:
