@@ -259,6 +259,32 @@ async def test_a_500_is_a_notification_and_the_app_keeps_working(service: Servic
         assert len(threads.source) == 25
 
 
+async def test_a_sync_that_fails_part_way_shows_the_threads_it_saved(service: Service) -> None:
+    served = {"messages": 0}
+
+    async def failing_later(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/messages":
+            served["messages"] += 1
+            if served["messages"] > 6:
+                return httpx.Response(500, json={"title": "Internal Server Error", "status": 500})
+        return await httpx.ASGITransport(app=service.app).handle_async_request(request)
+
+    client = PigeonClient(
+        BASE,
+        service.alice.token,
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(failing_later)),
+        max_retries=0,
+    )
+    app = make_app(load_config(base_url=BASE), client=client, clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: "Could not check for mail" in screen.status)
+        threads = screen.query_one(ThreadList)
+        assert served["messages"] > 6  # it failed part way
+        assert len(threads.source) == 25  # what was saved before the failure (the service's thread list) is listed
+        assert "Could not check for mail" in screen.status
+
+
 async def test_a_dead_server_shows_an_offline_notice_and_keeps_loaded_mail(service: Service) -> None:
     app = pigeon_for(service)
     notes = Notes()
