@@ -237,8 +237,7 @@ class MainScreen(Screen[None]):
         try:
             report = await sync(await self.pigeon.connect(), self.store, on_progress=progress)
         except PigeonError:
-            if self._progress_timer is not None:  # what arrived before the failure is shown
-                self.show_threads()
+            self.show_threads()  # the threads saved before the failure (the thread list comes first) are listed
             self.set_status(Content.styled("Could not check for mail · r to retry", "$warning"))
             raise
         finally:
