@@ -137,6 +137,24 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(serv
         assert threads.cursor == 0  # new results start at the first
 
 
+async def test_keys_typed_right_after_slash_go_into_the_search(service: Service) -> None:
+    from textual import events
+    from textual.widgets import Input
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.synced)
+        for key, character in [("slash", "/"), ("b", "b"), ("u", "u")]:  # in one burst (a paste, a slow link)
+            app.post_message(events.Key(key, character))
+        await settle(pilot, app)
+        assert app.screen is screen  # b went into the search, it did not open the contacts
+        assert screen.query_one("#filter", Input).value == "bu"
+        await pilot.press("slash", "x")  # a / in the search is a character of it
+        assert screen.query_one("#filter", Input).value == "bu/x"
+
+
 async def test_keys_move_the_cursor_and_the_mouse_selects(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:

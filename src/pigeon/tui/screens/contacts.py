@@ -154,10 +154,10 @@ class ContactBook(Screen[None]):
 
     @on(Input.Submitted, "#book-search")
     def _search_done(self) -> None:
-        self.query_one(DataTable).focus()
+        self.set_focus(self.query_one(DataTable))
 
     def action_search(self) -> None:
-        self.query_one("#book-search", Input).focus()
+        self.set_focus(self.query_one("#book-search", Input))  # at once: the keys typed after / are the search's
 
     def action_sort(self) -> None:
         self.sort = (self.sort + 1) % len(SORTS)
@@ -167,7 +167,7 @@ class ContactBook(Screen[None]):
         search = self.query_one("#book-search", Input)
         if search.has_focus and search.value:
             search.value = ""
-            self.query_one(DataTable).focus()
+            self.set_focus(self.query_one(DataTable))
         else:
             self.dismiss(None)
 

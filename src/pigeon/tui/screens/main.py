@@ -108,7 +108,15 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="main.back", tooltip="Back to the list; clear the filter"),
         Binding("r", "refresh", "Refresh", id="main.refresh", tooltip="Load inboxes and threads again"),
-        Binding("slash", "filter", "Search", id="main.filter", tooltip="Search as you type (from: to: is: label: ...)"),
+        # priority: the app runs it before it hands on the keys typed after it, so those reach the search box
+        Binding(
+            "slash",
+            "filter",
+            "Search",
+            id="main.filter",
+            tooltip="Search as you type (from: to: is: label: ...)",
+            priority=True,
+        ),
         Binding("f", "zoom", "Zoom", id="main.zoom", tooltip="Reader full screen (again to go back)"),
         Binding("b", "app.contacts", "Contacts", id="main.contacts", tooltip="Every contact seen in mail"),
         Binding("e", "done", "Done", id="triage.done", tooltip="Out of the inbox until new mail (in Done: back)"),
@@ -498,13 +506,13 @@ class MainScreen(Screen[None]):
     def select_inbox(self, inbox_id: str) -> None:
         self.view, self.inbox_id = "inbox", (None if inbox_id == ALL_INBOXES else inbox_id)
         self.show_threads()
-        self.query_one(ThreadList).focus()
+        self.set_focus(self.query_one(ThreadList))
 
     def action_view(self, view: str) -> None:
         self.view, self.inbox_id = view, None
         self.selected.clear()
         self.show_threads()
-        self.query_one(ThreadList).focus()
+        self.set_focus(self.query_one(ThreadList))
 
     def action_sort(self) -> None:
         order = ["date", "sender", "subject"]
@@ -640,8 +648,11 @@ class MainScreen(Screen[None]):
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
+        if box.has_focus:  # a / typed in the search (the binding comes first, being a priority one)
+            box.insert_text_at_cursor("/")
+            return
         box.add_class("shown")
-        box.focus()
+        self.set_focus(box)  # at once, before the keys typed after it are handed on: they are the search's
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -652,24 +663,24 @@ class MainScreen(Screen[None]):
     def _filter_kept(self, event: Input.Submitted) -> None:
         if not event.value.strip():
             self.query_one("#filter", Input).remove_class("shown")
-        self.query_one(ThreadList).focus()
+        self.set_focus(self.query_one(ThreadList))
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)
         if box.has_focus or (self.filter_text and self.focused is self.query_one(ThreadList)):
             box.value = ""
             box.remove_class("shown")
-            self.query_one(ThreadList).focus()
+            self.set_focus(self.query_one(ThreadList))
         elif self.has_class("zoomed"):
             self.remove_class("zoomed")
-            self.query_one(Reader).focus()
+            self.set_focus(self.query_one(Reader))
         elif self.focused is not self.query_one(ThreadList):
-            self.query_one(ThreadList).focus()
+            self.set_focus(self.query_one(ThreadList))
 
     def action_zoom(self) -> None:
         self.toggle_class("zoomed")
         if self.has_class("zoomed"):
-            self.query_one(Reader).focus()
+            self.set_focus(self.query_one(Reader))
 
     def action_help(self) -> None:
         rows: list[tuple[str, str, str]] = []
