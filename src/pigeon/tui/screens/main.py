@@ -539,7 +539,8 @@ class MainScreen(Screen[None]):
     async def _triage(self, ids: list[str], change: Callable[[list[str]], str]) -> None:
         said = await self._change_list(ids, change)
         self.selected.clear()
-        self.query_one(ThreadList).refresh_rows()  # the marks of the selection go
+        self.query_one(ThreadList).refresh_rows()  # the marks of the selection go, and its count in the status
+        self.update_status()
         self.notify(f"{said} — u to undo", markup=False, timeout=4)
 
     def action_done(self) -> None:
