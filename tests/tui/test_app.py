@@ -135,6 +135,13 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(serv
         assert counted_on
         assert threading.main_thread() not in counted_on
         assert threads.cursor == 0  # new results start at the first
+        await pilot.press("enter", "j")  # to the results, one down
+        assert app.focused is threads
+        assert threads.cursor == 1
+        chosen = threads.current.id  # type: ignore[union-attr]
+        await pilot.press("escape")  # the search is cleared: the whole list, still on the chosen thread
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+        assert threads.current.id == chosen  # type: ignore[union-attr]
 
 
 async def test_keys_typed_right_after_slash_go_into_the_search(service: Service) -> None:

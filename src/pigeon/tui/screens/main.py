@@ -658,7 +658,8 @@ class MainScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.filter_text = event.value.strip()
-        self.show_threads(keep=False)  # new results: from the first
+        # new results start at the first; a cleared search keeps the thread it was on, now in the whole list
+        self.show_threads(keep=not self.filter_text)
 
     @on(Input.Submitted, "#filter")
     def _filter_kept(self, event: Input.Submitted) -> None:
