@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -25,12 +26,11 @@ class StoreSource:
         sort: str,
         now: datetime,
         selected: Callable[[str], bool] = lambda _: False,
-        count: int | None = None,
     ) -> None:
         self.store = store
         self.view, self.query, self.inbox_id, self.sort, self.now = view, query, inbox_id, sort, now
         self._selected = selected
-        self._count = store.count(view, query, inbox_id=inbox_id, now=now) if count is None else count
+        self._count = store.count(view, query, inbox_id=inbox_id, now=now)
         self._pages: dict[int, list[StoredThread]] = {}
 
     def __len__(self) -> int:
@@ -43,16 +43,10 @@ class StoreSource:
     def changed(self, gained: int) -> StoreSource:
         """The same view read again after a change that brought ``gained`` threads into it (or took them out, if
         negative): counted without counting the view, which in a big mailbox is most of the cost of a new list."""
-        return StoreSource(
-            self.store,
-            view=self.view,
-            query=self.query,
-            inbox_id=self.inbox_id,
-            sort=self.sort,
-            now=self.now,
-            selected=self._selected,
-            count=max(self._count + gained, 0),
-        )
+        fresh = copy.copy(self)  # the same view, store, moment and selection: its rows read anew
+        fresh._count = max(self._count + gained, 0)
+        fresh._pages = {}
+        return fresh
 
     def prefetch(self, indexes: range) -> None:
         """Read the pages of ``indexes`` now (in a worker, so that drawing them does not read)."""
