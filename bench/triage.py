@@ -32,7 +32,8 @@ async def measure(runs: int, word: str) -> dict[str, float | str]:
     gc.disable()  # as `pigeon` does before the app starts: the app then runs the collector in pauses of the keys
     from textual.screen import Screen
 
-    from pigeon import cli
+    from pigeon.cli.common import config_of
+    from pigeon.cli.parser import build_parser
     from pigeon.tui.app import make_app
 
     frames: list[float] = []  # when each screen update ended
@@ -43,7 +44,7 @@ async def measure(runs: int, word: str) -> dict[str, float | str]:
         frames.append(time.perf_counter())
 
     Screen._on_timer_update = timed_update  # type: ignore[method-assign]
-    app = make_app(cli._config(cli.build_parser().parse_args([])), token=os.environ["PIGEON_TOKEN"])
+    app = make_app(config_of(build_parser().parse_args([])), token=os.environ["PIGEON_TOKEN"])
     figures: dict[str, list[float]] = {key: [] for key in dict.fromkeys(KEYS)}
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause(3.0)  # start-up, the read of saved mail, the (failing) first sync

@@ -48,7 +48,7 @@ def test_sync_and_direct_fill_give_the_same_store(tiny: tuple[Path, str], tmp_pa
     assert figures.messages > 30
     assert direct_fill(path, tmp_path / "direct.sqlite3") == 30
     synced, direct = MailStore(tmp_path / "synced.sqlite3"), MailStore(tmp_path / "direct.sqlite3")
-    assert [t.id for t in synced.list("all", limit=50)] == [t.id for t in direct.list("all", limit=50)]
+    assert [t.id for t in synced.list_threads("all", limit=50)] == [t.id for t in direct.list_threads("all", limit=50)]
     assert synced.count("all", "has:attachment") == direct.count("all", "has:attachment")
 
 

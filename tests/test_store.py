@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from pigeon.api import PigeonClient
-from pigeon.store.mailstore import SCHEMA_VERSION, MailStore, SchemaTooNew, UnknownThread, store_path
+from pigeon.store.mailstore import SCHEMA_VERSION, Change, MailStore, SchemaTooNew, UnknownThread, store_path
 from pigeon.store.search import QueryError, parse_query
 from pigeon.store.sync import sync
 from tests.server.conftest import NOW, Service, make_service
@@ -98,19 +98,19 @@ async def test_sync_fetches_only_threads_that_changed(
     assert second.fetched == 0
     assert counting.paths.count("/v1/messages") == 0
 
-    target = store.list("all", now=NOW)[10].id
+    target = store.list_threads("all", now=NOW)[10].id
     service.add_message(service.alice, target, subject="news")
     counting.paths.clear()
     third = await sync(client, store)
     assert third.fetched == 1
     assert counting.paths.count("/v1/messages") == 1
-    assert store.list("all", now=NOW)[0].id == target
+    assert store.list_threads("all", now=NOW)[0].id == target
 
 
 async def test_cached_mail_stays_readable_without_the_service(tmp_path: Path, store: MailStore) -> None:
     store.close()
     offline = MailStore(tmp_path / "store.sqlite3")  # no client at all
-    first = offline.list("inbox", now=NOW)[0]
+    first = offline.list_threads("inbox", now=NOW)[0]
     assert first.subject
     assert offline.messages(first.id)
     assert offline.inboxes()
@@ -121,7 +121,7 @@ async def test_cached_mail_stays_readable_without_the_service(tmp_path: Path, st
 
 
 async def test_every_action_persists_across_a_restart(tmp_path: Path, store: MailStore) -> None:
-    a, b, c, d, e = ids(store.list("all", limit=5, now=NOW))
+    a, b, c, d, e = ids(store.list_threads("all", limit=5, now=NOW))
     store.mark_read([a])
     store.star([b])
     store.done([c])
@@ -130,26 +130,26 @@ async def test_every_action_persists_across_a_restart(tmp_path: Path, store: Mai
     store.mute([b])
     store.close()
     again = MailStore(tmp_path / "store.sqlite3")
-    rows = {t.id: t for t in again.list("all", now=NOW)}
+    rows = {t.id: t for t in again.list_threads("all", now=NOW)}
     assert not rows[a].unread
     assert rows[b].starred
     assert rows[b].muted
     assert rows[c].done
     assert rows[d].snoozed_until is not None
     assert rows[e].labels == ("work",)
-    inbox = ids(again.list("inbox", now=NOW))
+    inbox = ids(again.list_threads("inbox", now=NOW))
     assert a in inbox
     assert {b, c, d}.isdisjoint(inbox)
-    assert set(ids(again.list("label:work", now=NOW))) == {a, e}
+    assert set(ids(again.list_threads("label:work", now=NOW))) == {a, e}
 
 
 async def test_done_and_snoozed_threads_come_back_on_a_new_message(store: MailStore) -> None:
-    threads = store.list("all", now=NOW)
+    threads = store.list_threads("all", now=NOW)
     done, snoozed, muted = threads[3], threads[4], threads[5]
     store.done([done.id])
     store.snooze([snoozed.id], LATER)
     store.mute([muted.id])
-    assert {done.id, snoozed.id, muted.id}.isdisjoint(ids(store.list("inbox", now=NOW)))
+    assert {done.id, snoozed.id, muted.id}.isdisjoint(ids(store.list_threads("inbox", now=NOW)))
     newer = [
         t.model_copy(
             update={"last_message_at": NOW + timedelta(minutes=5), "message_count": (t.message_count or 0) + 1}
@@ -157,37 +157,37 @@ async def test_done_and_snoozed_threads_come_back_on_a_new_message(store: MailSt
         for t in (store.thread(done.id), store.thread(snoozed.id), store.thread(muted.id))
     ]
     store.put_threads(newer)  # new mail arrived in all three
-    inbox = ids(store.list("inbox", now=NOW))
+    inbox = ids(store.list_threads("inbox", now=NOW))
     assert done.id in inbox
     assert snoozed.id in inbox
     assert muted.id not in inbox  # muted stays out
-    assert next(t for t in store.list("all", now=NOW) if t.id == done.id).unread
+    assert next(t for t in store.list_threads("all", now=NOW) if t.id == done.id).unread
 
 
 async def test_snooze_wakes_when_due(store: MailStore) -> None:
-    thread = store.list("inbox", now=NOW)[0]
+    thread = store.list_threads("inbox", now=NOW)[0]
     store.snooze([thread.id], NOW + timedelta(hours=2))
-    assert thread.id not in ids(store.list("inbox", now=NOW + timedelta(hours=1)))
-    assert thread.id in ids(store.list("snoozed", now=NOW + timedelta(hours=1)))
-    assert thread.id in ids(store.list("inbox", now=NOW + timedelta(hours=3)))
-    assert thread.id not in ids(store.list("snoozed", now=NOW + timedelta(hours=3)))
+    assert thread.id not in ids(store.list_threads("inbox", now=NOW + timedelta(hours=1)))
+    assert thread.id in ids(store.list_threads("snoozed", now=NOW + timedelta(hours=1)))
+    assert thread.id in ids(store.list_threads("inbox", now=NOW + timedelta(hours=3)))
+    assert thread.id not in ids(store.list_threads("snoozed", now=NOW + timedelta(hours=3)))
 
 
 async def test_bulk_actions_and_their_undo(store: MailStore) -> None:
-    batch = ids(store.list("inbox", limit=3, now=NOW))
-    assert store.done(batch) == "Done: 3 threads"
-    assert set(batch).isdisjoint(ids(store.list("inbox", now=NOW)))
-    assert store.undo() == "Done: 3 threads"
-    assert set(batch) <= set(ids(store.list("inbox", now=NOW)))
+    batch = ids(store.list_threads("inbox", limit=3, now=NOW))
+    assert store.done(batch) == Change("done", 3, True)
+    assert set(batch).isdisjoint(ids(store.list_threads("inbox", now=NOW)))
+    assert store.undo() == Change("done", 3, True)
+    assert set(batch) <= set(ids(store.list_threads("inbox", now=NOW)))
     assert store.undo() is None
 
 
 @pytest.mark.parametrize("action", ["read", "unread", "star", "done", "snooze", "mute", "label", "unlabel"])
 async def test_each_action_undoes_exactly(store: MailStore, action: str) -> None:
-    thread = store.list("inbox", limit=1, now=NOW)[0].id
+    thread = store.list_threads("inbox", limit=1, now=NOW)[0].id
     store.label([thread], "keep")
     store.mark_read([thread])
-    before = next(t for t in store.list("all", now=NOW) if t.id == thread)
+    before = next(t for t in store.list_threads("all", now=NOW) if t.id == thread)
     {
         "read": lambda: store.mark_read([thread], read=True),
         "unread": lambda: store.mark_read([thread], read=False),
@@ -199,19 +199,19 @@ async def test_each_action_undoes_exactly(store: MailStore, action: str) -> None
         "unlabel": lambda: store.label([thread], "keep", on=False),
     }[action]()
     assert store.undo() is not None
-    assert next(t for t in store.list("all", now=NOW) if t.id == thread) == before
+    assert next(t for t in store.list_threads("all", now=NOW) if t.id == thread) == before
 
 
 async def test_undo_survives_a_restart_and_keeps_at_least_50_steps(tmp_path: Path, store: MailStore) -> None:
-    threads = ids(store.list("all", now=NOW))
+    threads = ids(store.list_threads("all", now=NOW))
     for n in range(60):
         store.star([threads[n % len(threads)]], on=n % 2 == 0)
     store.done(threads[:2])
     store.close()
     again = MailStore(tmp_path / "store.sqlite3")
     assert len(again.undo_steps()) >= 50
-    assert again.undo() == "Done: 2 threads"
-    assert set(threads[:2]) <= set(ids(again.list("inbox", now=NOW)))
+    assert again.undo() == Change("done", 2, True)
+    assert set(threads[:2]) <= set(ids(again.list_threads("inbox", now=NOW)))
 
 
 def test_unknown_threads_and_bad_labels_are_refused(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ def test_unknown_threads_and_bad_labels_are_refused(tmp_path: Path) -> None:
 
 
 async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> None:
-    threads = ids(store.list("all", now=NOW))
+    threads = ids(store.list_threads("all", now=NOW))
     store.star(threads[:2])
     store.done(threads[2:5])
     store.label(threads[:3], "clients")
@@ -244,7 +244,7 @@ async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> 
 
 
 async def test_a_count_among_some_threads_counts_those_in_the_view(store: MailStore) -> None:
-    threads = ids(store.list("all", now=NOW))
+    threads = ids(store.list_threads("all", now=NOW))
     store.done(threads[:2])
     assert store.count("inbox", among=threads[:5], now=NOW) == 3
     assert store.count("done", among=threads[:5], now=NOW) == 2
@@ -263,64 +263,64 @@ async def test_the_sidebars_counts_never_wait_for_the_lists_reads(store: MailSto
 
 
 async def test_sorting_by_sender_and_subject(store: MailStore) -> None:
-    by_subject = [t.subject.lower() for t in store.list("all", sort="subject", now=NOW)]
+    by_subject = [t.subject.lower() for t in store.list_threads("all", sort="subject", now=NOW)]
     assert by_subject == sorted(by_subject)
-    by_sender = [t.who.lower() for t in store.list("all", sort="sender", now=NOW)]
+    by_sender = [t.who.lower() for t in store.list_threads("all", sort="sender", now=NOW)]
     assert by_sender == sorted(by_sender)
     with pytest.raises(ValueError, match="sort"):
-        store.list("all", sort="size")
+        store.list_threads("all", sort="size")
 
 
 @pytest.mark.parametrize("sort", ["date", "sender", "subject"])
 async def test_a_threads_position_is_where_the_list_puts_it(store: MailStore, sort: str) -> None:
     for view, query in [("all", None), ("inbox", None), ("all", "is:unread")]:
-        listed = ids(store.list(view, query, sort=sort, limit=1000, now=NOW))
+        listed = ids(store.list_threads(view, query, sort=sort, limit=1000, now=NOW))
         pages = [
             t
             for offset in range(0, len(listed), 4)
-            for t in ids(store.list(view, query, sort=sort, offset=offset, limit=4, now=NOW))
+            for t in ids(store.list_threads(view, query, sort=sort, offset=offset, limit=4, now=NOW))
         ]
         assert pages == listed  # one order: pages neither overlap nor skip
         for index, thread_id in enumerate(listed):
             assert store.position(thread_id, view, query, sort=sort, now=NOW) == index
-    gone = ids(store.list("inbox", now=NOW))[3]
+    gone = ids(store.list_threads("inbox", now=NOW))[3]
     store.done([gone])
     assert store.position(gone, "inbox", sort=sort, now=NOW) is None
     assert store.position("no-such-thread", "all", sort=sort, now=NOW) is None
 
 
 async def test_each_search_operator(store: MailStore) -> None:
-    everything = store.list("all", now=NOW)
+    everything = store.list_threads("all", now=NOW)
     sample = next(t for t in everything if t.who and " " in t.subject)
     word = sample.subject.split()[0]
-    found = ids(store.list("all", word, now=NOW))
+    found = ids(store.list_threads("all", word, now=NOW))
     assert sample.id in found
-    assert all(word.lower() in t.subject.lower() or t.id in found for t in store.list("all", word, now=NOW))
-    assert sample.id in ids(store.list("all", f"subject:{word}", now=NOW))
+    assert all(word.lower() in t.subject.lower() or t.id in found for t in store.list_threads("all", word, now=NOW))
+    assert sample.id in ids(store.list_threads("all", f"subject:{word}", now=NOW))
     sender_word = sample.who.split(",")[0].split()[0]
-    assert sample.id in ids(store.list("all", f"from:{sender_word}", now=NOW))
-    assert ids(store.list("all", "to:you@pigeon.example", now=NOW))
+    assert sample.id in ids(store.list_threads("all", f"from:{sender_word}", now=NOW))
+    assert ids(store.list_threads("all", "to:you@pigeon.example", now=NOW))
     store.star([sample.id])
-    assert ids(store.list("all", "is:starred", now=NOW)) == [sample.id]
+    assert ids(store.list_threads("all", "is:starred", now=NOW)) == [sample.id]
     store.mark_read([sample.id])
-    assert sample.id not in ids(store.list("all", "is:unread", now=NOW))
-    assert sample.id in ids(store.list("all", "is:read", now=NOW))
+    assert sample.id not in ids(store.list_threads("all", "is:unread", now=NOW))
+    assert sample.id in ids(store.list_threads("all", "is:read", now=NOW))
     store.done([sample.id])
-    assert ids(store.list("all", "is:done", now=NOW)) == [sample.id]
-    with_files = store.list("all", "has:attachment", now=NOW)
+    assert ids(store.list_threads("all", "is:done", now=NOW)) == [sample.id]
+    with_files = store.list_threads("all", "has:attachment", now=NOW)
     assert with_files
     assert all(t.has_attachment for t in with_files)
     store.label([sample.id], "q4")
-    assert ids(store.list("all", "label:q4", now=NOW)) == [sample.id]
+    assert ids(store.list_threads("all", "label:q4", now=NOW)) == [sample.id]
     cut = sorted(t.last_message_at for t in everything)[12]  # type: ignore[type-var]
     day = cut.date().isoformat()
-    assert all(t.last_message_at.date() < cut.date() for t in store.list("all", f"before:{day}", now=NOW))  # type: ignore[union-attr]
-    assert all(t.last_message_at.date() >= cut.date() for t in store.list("all", f"after:{day}", now=NOW))  # type: ignore[union-attr]
-    assert ids(store.list("all", f"is:starred label:q4 {word}", now=NOW)) == [sample.id]  # combined
+    assert all(t.last_message_at.date() < cut.date() for t in store.list_threads("all", f"before:{day}", now=NOW))  # type: ignore[union-attr]
+    assert all(t.last_message_at.date() >= cut.date() for t in store.list_threads("all", f"after:{day}", now=NOW))  # type: ignore[union-attr]
+    assert ids(store.list_threads("all", f"is:starred label:q4 {word}", now=NOW)) == [sample.id]  # combined
 
 
 async def test_body_text_is_searchable(store: MailStore) -> None:
-    hits = store.list("all", "milestone", now=NOW)  # a word of the demo bodies that no subject or sender has
+    hits = store.list_threads("all", "milestone", now=NOW)  # a word of the demo bodies that no subject or sender has
     assert hits
     assert all("milestone" not in f"{t.subject} {t.who}".lower() for t in hits)
     assert all(
@@ -351,7 +351,7 @@ async def test_body_text_is_searchable(store: MailStore) -> None:
     ],
 )
 async def test_fts_syntax_in_a_query_never_raises(store: MailStore, query: str) -> None:
-    store.list("all", query, now=NOW)
+    store.list_threads("all", query, now=NOW)
     store.count("all", query, now=NOW)
 
 

@@ -21,10 +21,8 @@ Precedence, strongest first: flags (``--profile``, ``--base-url``), environment 
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import tempfile
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,12 +32,12 @@ from typing import Any
 import tomli_w
 
 from pigeon import locations
+from pigeon.files import write_private
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8025"
 DEFAULT_PROFILE = "default"
 DEFAULT_THEME = "textual-dark"
 MIN_POLL_INTERVAL = 5.0
-FILE_MODE = 0o600
 SECRET_KEYS = frozenset({"token", "access_token", "api_key", "password", "secret"})
 
 # The file has a handful of keys, checked here by hand rather than by pydantic-settings: that library and the
@@ -199,17 +197,7 @@ def _read_raw(path: Path) -> dict[str, Any]:
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as TOML, atomically, readable only by the user (0600)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(data, handle)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_private(path, tomli_w.dumps(data).encode())
 
 
 def ensure_config_file(path: Path | None = None) -> Path:

@@ -14,10 +14,11 @@ from textual.pilot import Pilot
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, load_config
+from pigeon.store.mailstore import StoredThread
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.widgets.thread_list import ThreadList
-from scripts.screenshots import settle as settle_scene
 from tests.server.conftest import NOW, Service, make_service
+from tests.tui.scenes import settle as settle_scene
 
 SIZE = (160, 45)
 BASE = "http://service.test"
@@ -57,6 +58,11 @@ async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None 
         await settle_scene(pilot, until or (lambda: True), rounds=rounds)
     except RuntimeError as exc:
         raise AssertionError("the app did not reach the expected state") from exc
+
+
+def stored_threads(app: PigeonApp) -> list[StoredThread]:
+    """Every thread the app's store holds, newest first."""
+    return app.core.store.list_threads("all", limit=10_000, now=NOW)
 
 
 async def loaded(pilot: Pilot, app: PigeonApp) -> ThreadList:

@@ -15,7 +15,8 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import make_app
 from pigeon.tui.screens.login import LoginScreen
-from pigeon.tui.screens.main import MARK_READ_DELAY, MainScreen
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.main_reading import MARK_READ_DELAY
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
@@ -45,14 +46,14 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
         views = ["view:inbox", "view:unread", "view:starred", "view:snoozed", "view:done", "view:all"]
         assert ids[:6] == views
         assert len([i for i in ids if i and i.startswith("inbox:")]) == 4
-        team = next(i for i in app.mailbox.inboxes if i.display_name == "Team")
-        app.go_to_inbox(team.id)
+        team = next(i for i in app.core.inboxes if i.display_name == "Team")
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen.select_inbox(team.id or "")  # what the palette's "Go to inbox" runs
         await settle(pilot, app)
         assert 0 < len(threads.source) < 25
-        assert all(
-            threads.source.row(i).id in {t.id for t in app.mailbox.threads if t.inbox_id == team.id}
-            for i in range(len(threads.source))
-        )
+        in_team = {t.id for t in service.db.list_threads(service.alice.id, page_size=100, page_token=None)[0]
+                   if t.inbox_id == team.id}
+        assert all(threads.source.row(i).id in in_team for i in range(len(threads.source)))
         await pilot.press("j", "enter")
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: bool(reader.messages) and not reader.progress)
@@ -107,7 +108,7 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
 
 
 async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(service: Service) -> None:
-    from pigeon.tui.screens.main import SEARCH_DELAY
+    from pigeon.tui.screens.main_list import SEARCH_DELAY
 
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
@@ -115,13 +116,13 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(serv
         await settle(pilot, app, lambda: app.screen.synced)  # type: ignore[attr-defined]
         word = threads.source.row(0).subject.split()[0]
         counted_on: list[threading.Thread] = []
-        count = app.store.count
+        count = app.core.store.count
 
         def recording_count(*args, **kwargs):  # type: ignore[no-untyped-def]
             counted_on.append(threading.current_thread())
             return count(*args, **kwargs)
 
-        app.store.count = recording_count  # type: ignore[method-assign]
+        app.core.store.count = recording_count  # type: ignore[method-assign]
         await pilot.press("slash", *word, "escape")  # cleared before the search began
         await pilot.pause(SEARCH_DELAY * 3)
         await settle(pilot, app)
@@ -211,7 +212,7 @@ async def test_the_palette_offers_actions_and_jumps_to_an_inbox(service: Service
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot, app)
-        billing = next(i for i in app.mailbox.inboxes if i.display_name == "Billing")
+        billing = next(i for i in app.core.inboxes if i.display_name == "Billing")
         assert isinstance(app.screen, MainScreen)
         assert app.screen.inbox_id == billing.id
 
@@ -319,9 +320,9 @@ async def test_a_dead_server_shows_an_offline_notice_and_keeps_loaded_mail(servi
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: bool(reader.messages))
         dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
-        app._client = dead
+        app.core._client = dead
         await pilot.press("escape", "r")
-        await settle(pilot, app, lambda: app.offline)
+        await settle(pilot, app, lambda: app.screen.offline)  # type: ignore[attr-defined]
         assert "Offline: cannot reach http://127.0.0.1:9" in screen_text(app)
         assert "r to retry" in notes.text
         assert len(threads.source) == 25  # what was loaded stays
@@ -404,8 +405,8 @@ async def test_the_client_is_made_once_and_off_the_event_loop(service: Service) 
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         assert len(threads.source) == 25  # the sync used the client
-        first = await app.connect()
-        assert await app.connect() is first
+        first = await app.core.connect()
+        assert await app.core.connect() is first
         assert len(made_in) == 1
         assert made_in[0] is not threading.main_thread()
 
@@ -469,9 +470,10 @@ async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service
 async def test_the_palette_jump_opens_the_thread(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        wanted = app.mailbox.threads[3]
-        app.go_to_thread(wanted.id)  # what the palette's "Open <subject>" runs
+        threads = await loaded(pilot, app)
+        wanted = threads.source.row(3)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen.open_thread(wanted.id)  # what the palette's "Open <subject>" runs
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
         assert reader.thread is not None
@@ -479,7 +481,7 @@ async def test_the_palette_jump_opens_the_thread(service: Service) -> None:
 
 
 async def test_the_thread_under_the_cursor_is_read_ahead_and_opens_without_the_store(service: Service) -> None:
-    from pigeon.tui.screens.main import READ_AHEAD_DELAY
+    from pigeon.tui.screens.main_reading import READ_AHEAD_DELAY
 
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
@@ -488,13 +490,12 @@ async def test_the_thread_under_the_cursor_is_read_ahead_and_opens_without_the_s
         await pilot.press("j", "j")
         wanted = threads.current.id  # type: ignore[union-attr]
         await pilot.pause(READ_AHEAD_DELAY + 0.05)
-        await settle(pilot, app, lambda: wanted in screen._ahead)  # type: ignore[attr-defined]
-        app.mailbox.messages.clear()
+        await settle(pilot, app, lambda: app.core.holds(wanted))
 
         def no_store(thread_id: str) -> None:
             raise AssertionError("read from the store again")
 
-        app.store.messages = no_store  # type: ignore[method-assign]
+        app.core.store.messages = no_store  # type: ignore[method-assign]
         await pilot.press("enter")
         reader = screen.query_one(Reader)
         await settle(pilot, app, lambda: reader.thread is not None and bool(reader.messages))
@@ -502,7 +503,7 @@ async def test_the_thread_under_the_cursor_is_read_ahead_and_opens_without_the_s
 
 
 async def test_a_thread_already_in_memory_is_not_read_ahead_again(service: Service) -> None:
-    from pigeon.tui.screens.main import READ_AHEAD_DELAY
+    from pigeon.tui.screens.main_reading import READ_AHEAD_DELAY
 
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
@@ -512,15 +513,23 @@ async def test_a_thread_already_in_memory_is_not_read_ahead_again(service: Servi
         await pilot.pause(READ_AHEAD_DELAY + 0.1)
         await settle(pilot, app)  # the first row's own read-ahead is over
         first = threads.current.id  # type: ignore[union-attr]
-        app.mailbox.messages[first] = []  # as if it had been opened
-        screen._ahead.clear()
+        app.core.keep(first, [])  # as if it had been opened
+        read_ahead: list[str] = []
+        read = app.core.read_ahead
+
+        async def recording(thread_id: str) -> None:
+            read_ahead.append(thread_id)
+            await read(thread_id)
+
+        app.core.read_ahead = recording  # type: ignore[method-assign]
         await pilot.press("j", "k")
         await pilot.pause(READ_AHEAD_DELAY + 0.1)
         await settle(pilot, app)
-        assert first not in screen._ahead
+        assert first not in read_ahead
         await pilot.press("j")
         await pilot.pause(READ_AHEAD_DELAY + 0.1)
-        await settle(pilot, app, lambda: threads.current.id in screen._ahead)  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: threads.current is not None and threads.current.id in read_ahead)
+        assert app.core.holds(threads.current.id)  # type: ignore[union-attr]
 
 
 async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw_it_per_thread(
@@ -528,9 +537,9 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
 ) -> None:
     import types
 
-    from pigeon.tui.screens import main
+    from pigeon.tui import live
 
-    monkeypatch.setattr(main, "time", types.SimpleNamespace(monotonic=lambda: 100.0))  # every report in one instant
+    monkeypatch.setattr(live, "time", types.SimpleNamespace(monotonic=lambda: 100.0))  # every report in one instant
     shown: list[str] = []
     set_status = MainScreen.set_status
 
@@ -544,7 +553,7 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
         threads = await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.synced)
-        total = len(app.mailbox.threads)
+        total = app.core.stored_threads()
         assert total > 2
         syncing = [s for s in shown if s.startswith("Syncing")]
         assert syncing == [f"Syncing 1 of {total}…", f"Syncing {total} of {total}…"]

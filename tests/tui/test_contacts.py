@@ -11,11 +11,13 @@ from textual.widgets import Button, DataTable, Input, Label, Select, SelectionLi
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
+from pigeon.core.contacts import ContactForm, FormInvalid, changes, validate
 from pigeon.models import Contact
 from pigeon.store.drafts import Drafts
 from pigeon.tui.app import PigeonApp, make_app
-from pigeon.tui.contacts import ContactForm, FormInvalid, changes, validate
-from pigeon.tui.screens.contacts import ContactBook, ContactEditor, EntryRow
+from pigeon.tui.messages import EditContact
+from pigeon.tui.screens.contacts.book import ContactBook
+from pigeon.tui.screens.contacts.editor import ContactEditor, EntryRow
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
@@ -104,7 +106,7 @@ def sender_contact(service: Service) -> Contact:
 
 
 async def open_editor(pilot, app: PigeonApp, contact: Contact) -> ContactEditor:  # type: ignore[no-untyped-def]
-    app.edit_contact(contact)
+    app.post_message(EditContact(contact))
     await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
     return app.screen  # type: ignore[return-value]
 
@@ -162,7 +164,7 @@ async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service:
         assert [(e.type, e.email) for e in saved.emails][-1] == ("EMAIL_TYPE_PERSONAL", "new@person.example")
         assert [(s.type, s.username) for s in saved.social_profiles] == [("SOCIAL_PROFILE_TYPE_LINKEDIN", "renamed-p")]
         assert saved.metadata == {"vip": True}
-        assert app.mailbox.contacts[contact.id or ""].first_name == "Renamed"
+        assert app.core.contacts[contact.id or ""].first_name == "Renamed"
         if any(m.sender and m.sender.contact_id == contact.id for m in reader.messages):
             assert "Renamed Person" in reader.text
 

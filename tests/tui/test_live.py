@@ -13,6 +13,7 @@ from standardwebhooks.webhooks import Webhook
 
 from pigeon.api.receiver import BadDelivery, WebhookReceiver, verify
 from pigeon.config import load_config
+from pigeon.core.live import is_loopback
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.db import Database
 from pigeon.server.demo import populate
@@ -20,10 +21,11 @@ from pigeon.server.live import live_traffic
 from pigeon.server.run import start_in_thread
 from pigeon.server.webhooks import DeliveryPolicy
 from pigeon.tui.app import make_app
-from pigeon.tui.screens.main import MainScreen, is_loopback
+from pigeon.tui.messages import LiveEvent
+from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service
-from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, pigeon_for, settle
+from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, pigeon_for, settle, stored_threads
 
 SECRET = "whsec_" + base64.b64encode(b"s" * 32).decode()
 EVENT = {
@@ -121,11 +123,11 @@ async def test_new_mail_from_a_live_service_appears_with_a_notification(live_ser
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.live_mode == "live")
-        before = sum(t.message_count or 0 for t in app.mailbox.threads)
-        await settle(pilot, app, lambda: sum(t.message_count or 0 for t in app.mailbox.threads) > before, rounds=3000)
+        before = sum(t.message_count for t in stored_threads(app))
+        await settle(pilot, app, lambda: sum(t.message_count for t in stored_threads(app)) > before, rounds=3000)
         await settle(pilot, app, lambda: "New mail" in notes.text, rounds=3000)
         assert "live" in screen.status
-        receiver = screen._receiver
+        receiver = app.core.live.receiver
         assert receiver is not None
         assert receiver.accepted > 0
         assert receiver.rejected == 0
@@ -137,11 +139,11 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         # The in-process service is not on loopback, so the app polls; start a receiver to attack directly.
-        receiver = WebhookReceiver(lambda data: screen.post_message(MainScreen.LiveEvent(data)))
+        receiver = WebhookReceiver(lambda data: screen.post_message(LiveEvent(data)))
         await receiver.start()
         receiver.secret = SECRET
-        threads_before = [t.model_dump() for t in app.mailbox.threads]
-        created = {**EVENT, "data": {"message": {"id": "m", "thread_id": app.mailbox.threads[0].id, "subject": "x"}}}
+        threads_before = stored_threads(app)
+        created = {**EVENT, "data": {"message": {"id": "m", "thread_id": threads_before[0].id, "subject": "x"}}}
         try:
             async with httpx.AsyncClient() as http:
                 forged, headers = signed(created, secret="whsec_" + base64.b64encode(b"f" * 32).decode())
@@ -151,7 +153,7 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
         finally:
             await receiver.stop()
         await settle(pilot, app)
-        assert [t.model_dump() for t in app.mailbox.threads] == threads_before
+        assert stored_threads(app) == threads_before
 
 
 async def test_delivery_status_events_update_the_badges(service: Service) -> None:
@@ -165,7 +167,7 @@ async def test_delivery_status_events_update_the_badges(service: Service) -> Non
         sent = target.model_copy(update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"})
         screen: MainScreen = app.screen  # type: ignore[assignment]
         screen.post_message(
-            MainScreen.LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}})
+            LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}})
         )
         await settle(pilot, app, lambda: "[FAILED]" in reader.text)
 
@@ -176,7 +178,7 @@ async def test_polling_when_the_service_cannot_reach_pigeon(service: Service) ->
         threads = await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
-        newest = app.mailbox.threads[-1]
+        newest = stored_threads(app)[-1]
         service.add_message(service.alice, newest.id or "", subject="arrived while polling")
         await settle(pilot, app, lambda: threads.source.row(0).id == newest.id, rounds=3000)
 

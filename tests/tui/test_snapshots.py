@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.screenshots import SCENES, scene_app
+from tests.tui.scenes import SCENES, scene_app
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))

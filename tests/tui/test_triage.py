@@ -8,10 +8,11 @@ import pytest
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
-from pigeon.store.mailstore import MailStore, store_path
+from pigeon.store.mailstore import Change, MailStore, store_path
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.screens.modals import InputScreen, PickScreen
+from pigeon.tui.screens.modals import InputScreen
+from pigeon.tui.screens.pickers import SnoozePicker
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
@@ -79,7 +80,7 @@ async def test_snooze_and_label_from_their_pickers(service: Service) -> None:
         threads = await synced(pilot, app)
         target = threads.current.id  # type: ignore[union-attr]
         await pilot.press("z")
-        await settle(pilot, app, lambda: isinstance(app.screen, PickScreen))
+        await settle(pilot, app, lambda: isinstance(app.screen, SnoozePicker))
         await pilot.press("down", "enter")  # tomorrow morning
         await settle(pilot, app, lambda: len(threads.source) == 24)
         await pilot.press("4")
@@ -150,7 +151,7 @@ async def test_with_the_service_down_cached_mail_stays_readable(service: Service
     notes = Notes()
     async with offline.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = offline.screen.query_one(ThreadList)
-        await settle(pilot, offline, lambda: offline.offline)
+        await settle(pilot, offline, lambda: offline.screen.offline)  # type: ignore[attr-defined]
         assert len(threads.source) == 25
         assert "Offline" in screen_text(offline)
         await pilot.press("enter")
@@ -200,7 +201,7 @@ async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: 
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
         await settle(pilot, app)
-        store = app.store
+        store = app.core.store
         counts: list[object] = []
         count = store.count
 
@@ -235,11 +236,11 @@ async def test_keys_pressed_while_a_change_is_made_are_not_undone_by_it(service:
         screen: MainScreen = app.screen  # type: ignore[assignment]
         gate = threading.Event()
 
-        def slow_star(ids: list[str]) -> str:
+        def slow_star(ids: list[str]) -> Change:
             gate.wait(5)
-            return app.store.star(ids, on=True)
+            return app.core.store.star(ids, on=True)
 
-        screen.triage(slow_star)
+        screen.run_triage(screen.targets(), slow_star)
         await pilot.press("j", "j")  # while the star is being saved
         moved_to = threads.current.id  # type: ignore[union-attr]
         gate.set()

@@ -21,10 +21,8 @@ Every message is one readable line, with untrusted text cleaned and the token re
 
 from __future__ import annotations
 
-import html
 import json
 import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -217,18 +215,12 @@ def _describe_json(body: Any) -> _Described:
     return out
 
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-
-
 def _describe_text(text: str, content_type: str) -> _Described:
     looks_html = "html" in content_type or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
     if looks_html:
-        title = _TITLE.search(text)
-        body = _TAG.sub(" ", _HIDDEN.sub(" ", text))
-        words = html.unescape(title.group(1) if title else body)
-        return _Described(detail=_short(words))
+        from pigeon.htmltext import summary
+
+        return _Described(detail=_short(summary(text)))
     return _Described(detail=_short(text))
 
 

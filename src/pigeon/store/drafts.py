@@ -6,17 +6,15 @@ user. A failed save never loses what was typed, even if the app is closed.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pigeon import locations
+from pigeon.files import write_private
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
@@ -51,18 +49,8 @@ class Drafts:
     def save(self, item_id: str, fields: dict[str, Any], *, reason: str = "") -> Draft:
         draft = Draft(self.kind, item_id, fields, datetime.now(UTC), reason)
         path = self._path(item_id)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         payload = {"fields": fields, "saved_at": draft.saved_at.isoformat(), "reason": reason}
-        fd, temp = tempfile.mkstemp(prefix=".draft-", dir=path.parent)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, ensure_ascii=False, indent=1)
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_private(path, json.dumps(payload, ensure_ascii=False, indent=1).encode())
         return draft
 
     def load(self, item_id: str) -> Draft | None:

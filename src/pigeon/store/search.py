@@ -7,7 +7,6 @@ matched), so no input is ever parsed as FTS syntax: ``"``, ``*``, ``NEAR(`` or `
 
 from __future__ import annotations
 
-import html
 import re
 import shlex
 from collections.abc import Iterable
@@ -18,17 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pigeon.models import Message
 
+from pigeon.htmltext import text_of
+from pigeon.store.predicates import STATES
+
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
-STATES = {
-    "unread": "(tr.read_upto IS NULL OR t.last_message_at > tr.read_upto)",
-    "read": "(tr.read_upto IS NOT NULL AND t.last_message_at <= tr.read_upto)",
-    "starred": "(COALESCE(tr.starred, 0) = 1)",
-    "done": "(tr.done_upto IS NOT NULL AND t.last_message_at <= tr.done_upto)",
-    "snoozed": "(tr.snoozed_until IS NOT NULL AND tr.snoozed_until > :now AND t.last_message_at <= tr.snooze_upto)",
-    "muted": "(COALESCE(tr.muted, 0) = 1)",
-}
 _WORD = re.compile(r"\w", re.UNICODE)
-_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]+>", re.IGNORECASE | re.DOTALL)
 
 
 class QueryError(ValueError):
@@ -133,6 +126,6 @@ def index_text(messages: Iterable[Message]) -> str:
                 continue
             content = block.content or ""
             if (block.mime_type or "").lower().startswith("text/html"):
-                content = html.unescape(_TAG.sub(" ", content))
+                content = text_of(content)
             chunks.append(content)
     return "\n".join(chunks)

@@ -1,4 +1,5 @@
-"""The command palette: every action, plus jumping to an inbox or a thread by name.
+"""The command palette: every action of the registry that fits the screen, plus jumping to a view, an inbox or a
+thread by name (threads are looked up in the store, so what was synced is found offline too).
 
 Inbox names and thread subjects are untrusted. Textual's ``Matcher.highlight`` parses its candidate as markup, so
 they are highlighted here with :func:`literal_highlight` instead.
@@ -10,15 +11,18 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
+from textual.dom import DOMNode
 
+from pigeon.core.actions import ACTIONS, Action
 from pigeon.sanitize import clean_line
-from pigeon.store.mailstore import VIEWS
+from pigeon.tui.render import relative_time
 from pigeon.tui.widgets.inbox_list import view_label
 
 if TYPE_CHECKING:
-    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.screens.main import MainScreen
 
 MAX_THREAD_HITS = 50
 
@@ -35,43 +39,40 @@ def literal_highlight(matcher: Matcher, candidate: str) -> Content:
 
 
 class PigeonCommands(Provider):
-    """Pigeon's own commands."""
+    """Pigeon's own commands, for the screen the palette was opened on."""
 
     @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
+    def mail(self) -> MainScreen | None:
+        """The mail screen, when the palette was opened on it."""
+        from pigeon.tui.screens.main import MainScreen  # (the palette loads with the app; the screen is loaded)
+
+        return self.screen if isinstance(self.screen, MainScreen) else None
+
+    def _target(self, action: Action) -> DOMNode | None:
+        """Where an action runs: the app, the mail screen, or its reader (``None``: not on this screen)."""
+        from pigeon.tui.widgets.reader import Reader
+
+        mail = self.mail
+        if action.scope == "app":
+            return self.app
+        if mail is None:
+            return None
+        return mail if action.scope == "main" else mail.query_one(Reader)
 
     def _actions(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
-        yield "Refresh", "Load inboxes and threads again (r)", partial(self.pigeon.run_main, "refresh")
-        yield "Filter threads", "Narrow the thread list as you type (/)", partial(self.pigeon.run_main, "filter")
-        yield "Zoom reader", "Show the reader full screen (f)", partial(self.pigeon.run_main, "zoom")
-        yield "Show quoted text", "Show or fold quoted text in the reader (t)", partial(self.pigeon.run_main, "quotes")
-        yield "Save attachment", "Save an attachment of the open thread (a)", partial(self.pigeon.run_main, "save")
-        yield "Contacts", "Every contact seen in mail; search, sort, edit (b)", self.pigeon.action_contacts
-        yield "Edit sender", "Edit the contact who wrote the open thread (c)", self.pigeon.action_edit_sender
-        yield "Create inbox", "Add an inbox to the account", self.pigeon.action_create_inbox
-        yield "Create webhook", "Subscribe a URL to message events", self.pigeon.action_create_webhook
-        yield "Done", "Out of the inbox until new mail (e)", partial(self.pigeon.run_main, "done")
-        yield "Star", "Star or unstar (s)", partial(self.pigeon.run_main, "star")
-        yield "Snooze", "Hide until a time or new mail (z)", partial(self.pigeon.run_main, "snooze")
-        yield "Label", "Add or remove a label (l)", partial(self.pigeon.run_main, "label")
-        yield "Undo", "Take back the last triage action (u)", partial(self.pigeon.run_main, "undo")
-        yield "Sort", "By date, sender or subject (o)", partial(self.pigeon.run_main, "sort")
-        for view in self.views():
-            yield (
-                f"View: {view_label(view)}",
-                "Switch the thread list to this view",
-                partial(self.pigeon.show_view, view),
-            )
-        yield "Keys", "Every key of the current context (?)", self.pigeon.action_help
-        yield "Log out", "Forget the stored token and show the login screen", self.pigeon.action_logout
-        yield "Quit", "Leave Pigeon (q)", self.pigeon.action_quit
-
-    def views(self) -> list[str]:
-        """Every view, with a view per label the store knows."""
-        screen = self.pigeon.main_screen
-        labels = [v for v in screen.label_views] if screen is not None else []
-        return [*VIEWS, *labels]
+        for action in ACTIONS:
+            target = self._target(action) if action.palette else None
+            if target is not None:
+                key = f" ({self.app.get_key_display(Binding(action.key, action.invoke))})" if action.key else ""
+                yield action.title, f"{action.help}{key}", partial(self.app.run_action, action.invoke, target)
+        mail = self.mail
+        if mail is not None:
+            for view in mail.views:
+                yield (
+                    f"View: {view_label(view)}",
+                    "Switch the thread list to this view",
+                    partial(mail.action_view, view),
+                )
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._actions():
@@ -83,19 +84,28 @@ class PigeonCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
-        mailbox = self.pigeon.mailbox
+        mail = self.mail
+        if mail is None:
+            return
+        core = mail.core
         inboxes = (
-            ("Go to inbox " + clean_line(i.display_name or i.email, limit=60), partial(self.pigeon.go_to_inbox, i.id))
-            for i in mailbox.inboxes
+            ("Go to inbox " + clean_line(i.display_name or i.email, limit=60), partial(mail.select_inbox, i.id or ""))
+            for i in core.inboxes
         )
         for hit in self._jumps(matcher, inboxes, help_text="Inbox"):
             yield hit
-        threads = (
-            ("Open " + clean_line(t.subject or "(no subject)", limit=80), partial(self.pigeon.go_to_thread, t.id))
-            for t in mailbox.threads
-        )
-        for hit in self._jumps(matcher, threads, help_text="Thread", limit=MAX_THREAD_HITS):
-            yield hit
+        now = core.clock()
+        threads = [
+            (
+                "Open " + clean_line(subject or "(no subject)", limit=80),
+                partial(mail.open_thread, thread_id),
+                f"Thread · {clean_line(who, limit=30)} · {relative_time(when, now)}",
+            )
+            for thread_id, subject, when, who in await core.find_threads(query, MAX_THREAD_HITS)
+        ]
+        for label, callback, help_text in threads:
+            score = max(matcher.match(label), 0.5)  # the store matched its words, in any order
+            yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=help_text)
 
     @staticmethod
     def _jumps(

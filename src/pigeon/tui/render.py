@@ -7,10 +7,7 @@ Everything from the service reaches a widget through :func:`safe` (or :func:`saf
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -21,7 +18,7 @@ from textual.content import Content
 from pigeon.sanitize import clean, clean_line
 
 if TYPE_CHECKING:
-    from pigeon.models import Contact, ContentBlock, Message, Recipient
+    from pigeon.models import Contact, Message, Recipient
 
 BODY_LIMIT = 200_000
 """Characters of one text block shown; the rest is summarised (a 2 MB body stays responsive)."""
@@ -115,56 +112,14 @@ def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]
 # --- bodies ------------------------------------------------------------------------------------------------
 
 
-_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]+)\)")
-
-
 def load_readers() -> None:
     """Import what turns mail bodies into text (inscriptis for HTML, Rich's Markdown): about 0.1 s that would
     otherwise land on the first HTML or Markdown message opened. Called in a thread after the first frame."""
-    import inscriptis  # noqa: F401
     import rich.markdown  # noqa: F401
-    from inscriptis.model.config import ParserConfig  # noqa: F401
 
+    from pigeon.htmltext import load
 
-def html_to_text(html: str) -> str:
-    """Readable text from HTML (inscriptis: hidden elements, scripts and styles dropped, tables aligned), with
-    links as numbered footnotes that show their real targets."""
-    from inscriptis import get_text
-    from inscriptis.model.config import ParserConfig
-
-    text = get_text(html, ParserConfig(display_links=True))
-    targets: list[str] = []
-
-    def footnote(match: re.Match[str]) -> str:
-        label, target = match.group(1).strip(), match.group(2)
-        if target not in targets:
-            targets.append(target)
-        number = targets.index(target) + 1
-        return f"{label} [{number}]" if label and label != target else f"{target} [{number}]"
-
-    text = _LINK.sub(footnote, text).strip()
-    if targets:
-        text += "\n\nLinks:\n" + "\n".join(f"[{n}] {target}" for n, target in enumerate(targets, 1))
-    return text
-
-
-def is_attachment(block: ContentBlock) -> bool:
-    """A block shown as an attachment: one with a filename, or a MIME type that is not text."""
-    if block.filename:
-        return True
-    mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
-    return not (mime.startswith("text/") or mime in {"", "application/json"})
-
-
-def attachment_bytes(block: ContentBlock) -> bytes:
-    """The attachment's bytes: base64 when the block's metadata says so, else the text itself."""
-    content = block.content or ""
-    if (block.metadata or {}).get("encoding") == "base64":
-        try:
-            return base64.b64decode(content, validate=False)
-        except (binascii.Error, ValueError):
-            pass
-    return content.encode()
+    load()
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,11 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
 
 from pigeon.api import FieldError, Invalid, InvalidInput, PigeonError
+from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line
-
-if TYPE_CHECKING:
-    from pigeon.tui.app import PigeonApp
 
 
 class FormDialog(ModalScreen[Any]):
@@ -30,9 +29,9 @@ class FormDialog(ModalScreen[Any]):
     ]
     FIELDS: ClassVar[tuple[str, ...]] = ()
 
-    @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
+    def __init__(self, core: MailCore) -> None:
+        super().__init__()
+        self.core = core
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -61,11 +60,11 @@ class FormDialog(ModalScreen[Any]):
         text = " ".join(x for x in (summary, "; ".join(unplaced)) if x)
         self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $error"))
 
-    async def create_with(self, call: Any) -> None:
-        """Await ``call(client)`` (a create request); field errors go to their fields, anything else to the status
-        line; success dismisses the dialog with the created resource."""
+    async def create_with(self, call: Callable[[], Awaitable[Any]]) -> None:
+        """Await ``call()`` (a create request of the core); field errors go to their fields, anything else to the
+        status line; success dismisses the dialog with the created resource."""
         try:
-            created = await call(await self.pigeon.connect())
+            created = await call()
         except (InvalidInput, Invalid) as exc:
             self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
             return
@@ -132,7 +131,7 @@ class CreateInboxDialog(FormDialog):
 
     @work(exclusive=True, group="create-inbox", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        await self.create_with(lambda client: client.inboxes.create(**fields))
+        await self.create_with(lambda: self.core.create_inbox(**fields))
 
 
 class CreateWebhookDialog(FormDialog):
@@ -165,7 +164,7 @@ class CreateWebhookDialog(FormDialog):
 
     @work(exclusive=True, group="create-webhook", exit_on_error=False)
     async def create(self, fields: dict[str, Any]) -> None:
-        await self.create_with(lambda client: client.webhooks.create(**fields))
+        await self.create_with(lambda: self.core.create_webhook(**fields))
 
 
 class SecretScreen(ModalScreen[None]):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -12,11 +12,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
-from pigeon.api import ConnectionFailed, InvalidInput, PigeonError, Unauthorized
+from pigeon.api import ConnectionFailed, PigeonError, Unauthorized
+from pigeon.core.mail import MailCore
+from pigeon.sanitize import clean_line
+from pigeon.tui.messages import LoggedIn
 from pigeon.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from pigeon.tui.app import PigeonApp
 
 
 class LoginScreen(Screen[None]):
@@ -24,14 +24,11 @@ class LoginScreen(Screen[None]):
         Binding("escape", "app.quit", "Quit", id="login.quit"),
     ]
 
-    def __init__(self, base_url: str, message: str = "") -> None:
+    def __init__(self, core: MailCore, base_url: str, message: str = "") -> None:
         super().__init__()
+        self.core = core
         self.base_url = base_url
         self.message = message
-
-    @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog login"):
@@ -58,7 +55,7 @@ class LoginScreen(Screen[None]):
         self.submit()
 
     def say(self, text: str) -> None:
-        self.query_one("#login-error", Static).update(Content.styled(text, "$error"))
+        self.query_one("#login-error", Static).update(Content.styled(clean_line(text), "$error"))
 
     def submit(self) -> None:
         base_url = self.query_one("#base-url", Input).value.strip()
@@ -76,21 +73,14 @@ class LoginScreen(Screen[None]):
     @work(exclusive=True, group="login", exit_on_error=False)
     async def verify(self, base_url: str, token: str) -> None:
         try:
-            client = self.pigeon.client_factory(base_url, token)
-        except InvalidInput as exc:
-            self.say(str(exc))
-            self.query_one("#login", Button).disabled = False
-            return
-        try:
-            await client.inboxes.list()
+            warning = await self.core.login(base_url, token)
         except Unauthorized:
             self.say("The service refused this token. Check it and try again.")
         except ConnectionFailed as exc:
             self.say(f"Could not reach the service: {exc}")
-        except PigeonError as exc:
+        except PigeonError as exc:  # an address that is not a service URL, a service error
             self.say(str(exc))
         else:
-            await self.pigeon.logged_in(client, base_url, token)
+            self.post_message(LoggedIn(warning))
             return
-        await client.aclose()
         self.query_one("#login", Button).disabled = False

@@ -15,6 +15,9 @@ from pigeon.tui.render import safe_line
 if TYPE_CHECKING:
     from pigeon.models import Inbox
 
+ALL_INBOXES = "*"
+"""The id that stands for every inbox (the palette's "all inboxes")."""
+
 VIEW_LABELS = {
     "inbox": "Inbox",
     "unread": "Unread",

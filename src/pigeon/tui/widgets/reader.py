@@ -14,15 +14,17 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
+from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
+from pigeon.htmltext import readable
 from pigeon.sanitize import clean
+from pigeon.tui.keys import bindings
 from pigeon.tui.render import (
     Quoted,
     full_time,
-    html_to_text,
     human_size,
-    is_attachment,
     limit_text,
     recipients_by_type,
     safe,
@@ -52,19 +54,11 @@ def status_badges() -> dict[str, str]:
 NEWLINE = Content("\n")
 
 
-def _sequence(block: ContentBlock) -> int:
-    return block.sequence if block.sequence is not None else 1 << 30
-
-
 def _base_subject(subject: str | None) -> str:
     value = (subject or "").strip()
     while value[:3].lower() in {"re:", "fw:"} or value[:4].lower() == "fwd:":
         value = value.split(":", 1)[1].strip()
     return value.lower()
-
-
-def attachments_of(messages: list[Message]) -> list[tuple[Message, ContentBlock]]:
-    return [(m, b) for m in messages for b in sorted(m.content_blocks, key=_sequence) if is_attachment(b)]
 
 
 def markdown_content(source: str, width: int) -> Content:
@@ -138,7 +132,7 @@ class ThreadView:
         if message.subject and _base_subject(message.subject) != _base_subject(self.thread.subject):
             lines.append(Content.assemble(Content.styled("Subject: ", "dim"), safe_line(message.subject)))
 
-        blocks = sorted(message.content_blocks, key=_sequence)
+        blocks = sorted(message.content_blocks, key=sequence_of)
         texts = [b for b in blocks if not is_attachment(b)]
         files = [b for b in blocks if is_attachment(b)]
         for block in texts:
@@ -164,7 +158,7 @@ class ThreadView:
     def body(self, block: ContentBlock) -> list[Content]:
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
         raw = block.content or ""
-        text = html_to_text(raw) if mime == "text/html" else raw
+        text = readable(raw) if mime == "text/html" else raw
         text, left_out = limit_text(clean(text))
         out: list[Content] = []
         if mime == "text/markdown":
@@ -192,10 +186,14 @@ class Reader(VerticalScroll, can_focus=True):
         Binding("space,pagedown", "page_down", "Page down", id="reader.page_down", show=False),
         Binding("G,end", "scroll_end", "Bottom", id="reader.bottom", show=False),
         Binding("home", "scroll_home", "Top", id="reader.top", show=False),
-        Binding("t", "toggle_quotes", "Quotes", id="reader.quotes", tooltip="Show or fold quoted text"),
-        Binding("a", "save_attachment", "Save attachment", id="reader.save", tooltip="Save an attachment"),
-        Binding("c", "app.edit_sender", "Edit sender", id="reader.edit_sender", tooltip="Edit the sender's contact"),
+        *bindings("reader"),
     ]
+
+    class SaveAttachment(TextualMessage):
+        """Save an attachment of the open thread (the screen asks which, and where)."""
+
+    class EditSender(TextualMessage):
+        """Edit the contact who wrote the open thread."""
 
     EMPTY = Content.styled("Select a thread to read it.", "dim")
 
@@ -234,8 +232,11 @@ class Reader(VerticalScroll, can_focus=True):
         self.show_quotes = not self.show_quotes
         self._render_thread()
 
-    def action_save_attachment(self) -> None:
-        self.screen.action_save_attachment()  # type: ignore[attr-defined]
+    def action_save(self) -> None:
+        self.post_message(self.SaveAttachment())
+
+    def action_edit_sender(self) -> None:
+        self.post_message(self.EditSender())
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width

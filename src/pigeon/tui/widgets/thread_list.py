@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Protocol
 
@@ -24,24 +23,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pigeon.core.listing import ThreadRow
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import relative_time
-
-
-@dataclass(frozen=True)
-class ThreadRow:
-    """What one line of the list shows."""
-
-    id: str
-    who: str
-    subject: str
-    when: datetime | None
-    count: int
-    unread: bool = False
-    attachment: bool = False
-    starred: bool = False
-    selected: bool = False
-    labels: tuple[str, ...] = ()
 
 
 class RowSource(Protocol):

@@ -1,4 +1,4 @@
-"""When a snooze ends: the presets and typed dates, in the user's local time."""
+"""When a snooze ends: the presets and typed dates, in the user's local time (the TUI's picker and the CLI alike)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Contacts as the editor sees them: form values, what changed, and where an error belongs. No widgets here."""
+"""Contacts as the editor and the book see them: form values, what changed, where an error belongs, and what a
+search matches. No Textual here."""
 
 from __future__ import annotations
 
@@ -24,6 +25,21 @@ NEW_ENTRY_TYPES: dict[str, str] = {
     "social_profiles": SocialProfileType.LINKEDIN.value,
 }
 """The type a newly added row starts with: the likeliest one, not ``*_UNSPECIFIED``."""
+
+KIND_TITLES = {"emails": "Emails", "phones": "Phones", "social_profiles": "Social profiles"}
+
+
+def type_label(value: str) -> str:
+    """``EMAIL_TYPE_WORK`` as ``Work``."""
+    return value.split("_TYPE_", 1)[-1].replace("_", " ").title()
+
+
+def contact_haystack(contact: Contact) -> str:
+    """Everything a search of the contact book matches, lower case."""
+    parts = [contact.name, contact.first_name, contact.last_name, contact.company, contact.title, *contact.tags]
+    parts += [e.email for e in contact.emails] + [p.phone for p in contact.phones]
+    parts += [s.username for s in contact.social_profiles]
+    return " ".join(p for p in parts if p).lower()
 
 
 @dataclass

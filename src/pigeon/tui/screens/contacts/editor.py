@@ -1,192 +1,38 @@
-"""The contact book and the contact editor."""
+"""The contact editor: names, emails, phones, social profiles (with their types) and metadata. Save sends only what
+changed; a mistake is shown at its field; a failed save keeps the edit on disk until it is saved or discarded."""
 
 from __future__ import annotations
 
-import asyncio
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from pigeon.api import ConnectionFailed, FieldError, Invalid, PigeonError, RateLimited, ServerError, Unauthorized
+from pigeon.api import FieldError, Invalid, Unauthorized
+from pigeon.core.contacts import (
+    ENTRY_KINDS,
+    KIND_TITLES,
+    NEW_ENTRY_TYPES,
+    ContactForm,
+    FormInvalid,
+    changes,
+    type_label,
+    validate,
+)
+from pigeon.core.mail import MailCore, NotSaved
 from pigeon.models import Contact
 from pigeon.sanitize import clean, clean_line
-from pigeon.store.drafts import Draft, Drafts
-from pigeon.tui.contacts import ENTRY_KINDS, NEW_ENTRY_TYPES, ContactForm, FormInvalid, changes, validate
-from pigeon.tui.render import relative_time, safe_line
+from pigeon.store.drafts import Draft
+from pigeon.tui.messages import Failed
+from pigeon.tui.render import safe_line
+from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from pigeon.tui.app import PigeonApp
-
-SORTS = ("name", "company", "last contacted")
-KIND_TITLES = {"emails": "Emails", "phones": "Phones", "social_profiles": "Social profiles"}
-
-
-def _type_label(value: str) -> str:
-    return value.split("_TYPE_", 1)[-1].replace("_", " ").title()
-
-
-def contact_haystack(contact: Contact) -> str:
-    parts = [contact.name, contact.first_name, contact.last_name, contact.company, contact.title, *contact.tags]
-    parts += [e.email for e in contact.emails] + [p.phone for p in contact.phones]
-    parts += [s.username for s in contact.social_profiles]
-    return " ".join(p for p in parts if p).lower()
-
-
-def contact_details(contact: Contact, now: datetime) -> Content:
-    lines = [safe_line(contact.name or "(no name)", style="bold")]
-    role = " · ".join(clean_line(x) for x in (contact.title, contact.company) if x)
-    if role:
-        lines.append(Content(role))
-    for kind, (key, _) in ENTRY_KINDS.items():
-        entries = getattr(contact, kind)
-        if entries:
-            lines += ["", Content.styled(KIND_TITLES[kind], "bold $accent")]
-            for entry in entries:
-                kind_label = _type_label(str(getattr(entry.type, "value", entry.type) or ""))
-                lines.append(
-                    Content.assemble(Content.styled(f"{kind_label:<10} ", "dim"), safe_line(getattr(entry, key)))
-                )
-    if contact.tags:
-        lines += ["", Content.assemble(Content.styled("Tags: ", "dim"), safe_line(", ".join(contact.tags)))]
-    if contact.last_contacted_at:
-        lines.append(Content.styled(f"Last contacted {relative_time(contact.last_contacted_at, now)}", "dim"))
-    return Content("\n").join(Content(x) if isinstance(x, str) else x for x in lines)
-
-
-class ContactBook(Screen[None]):
-    """Every contact Pigeon has seen in mail, searchable as you type."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back", id="book.close"),
-        Binding("slash", "search", "Search", id="book.search"),
-        Binding("e,enter", "edit", "Edit", id="book.edit"),
-        Binding("o", "sort", "Sort", id="book.sort", tooltip="Sort by name, company or last contacted"),
-    ]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sort = 0
-        self.query_text = ""
-        self.shown: list[Contact] = []
-
-    @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
-
-    def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search name, company, email, phone, username", id="book-search")
-        with Horizontal(id="book"):
-            yield DataTable(id="book-table", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="book-details", markup=False)
-        yield Static("", id="book-status", markup=False)
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("Name", "Company", "Email", "Last contacted")
-        self.refresh_book()
-        table.focus()
-        self.learn_contacts()
-
-    def refresh_book(self) -> None:
-        contacts = list(self.pigeon.mailbox.contacts.values())
-        if self.query_text:
-            needle = self.query_text.lower()
-            contacts = [c for c in contacts if needle in contact_haystack(c)]
-        key = SORTS[self.sort]
-        if key == "name":
-            contacts.sort(key=lambda c: (c.name or "").lower())
-        elif key == "company":
-            contacts.sort(key=lambda c: ((c.company or "~").lower(), (c.name or "").lower()))
-        else:
-            contacts.sort(key=lambda c: c.last_contacted_at.timestamp() if c.last_contacted_at else 0, reverse=True)
-        self.shown = contacts
-        table = self.query_one(DataTable)
-        current = table.cursor_row
-        table.clear()
-        now = self.pigeon.clock()
-        for contact in contacts:
-            email = contact.emails[0].email if contact.emails else ""
-            table.add_row(
-                Text(clean_line(contact.name, limit=40)),
-                Text(clean_line(contact.company, limit=30)),
-                Text(clean_line(email, limit=40)),
-                Text(relative_time(contact.last_contacted_at, now)),
-                key=contact.id,
-            )
-        if contacts:
-            table.move_cursor(row=min(current, len(contacts) - 1))
-        self.show_details()
-        self.query_one("#book-status", Static).update(
-            Content.styled(f"{len(contacts)} contacts · sorted by {key} · o to change", "dim")
-        )
-
-    def show_details(self) -> None:
-        table = self.query_one(DataTable)
-        details = self.query_one("#book-details", Static)
-        if not self.shown or table.cursor_row >= len(self.shown):
-            details.update(Content.styled("No contact seen in mail yet matches.", "dim"))
-            return
-        details.update(contact_details(self.shown[table.cursor_row], self.pigeon.clock()))
-
-    @on(DataTable.RowHighlighted)
-    def _highlighted(self) -> None:
-        self.show_details()
-
-    @on(DataTable.RowSelected)
-    def _selected(self) -> None:
-        self.action_edit()
-
-    @on(Input.Changed, "#book-search")
-    def _search(self, event: Input.Changed) -> None:
-        self.query_text = event.value.strip()
-        self.refresh_book()
-
-    @on(Input.Submitted, "#book-search")
-    def _search_done(self) -> None:
-        self.set_focus(self.query_one(DataTable))
-
-    def action_search(self) -> None:
-        self.set_focus(self.query_one("#book-search", Input))  # at once: the keys typed after / are the search's
-
-    def action_sort(self) -> None:
-        self.sort = (self.sort + 1) % len(SORTS)
-        self.refresh_book()
-
-    def action_close(self) -> None:
-        search = self.query_one("#book-search", Input)
-        if search.has_focus and search.value:
-            search.value = ""
-            self.set_focus(self.query_one(DataTable))
-        else:
-            self.dismiss(None)
-
-    def action_edit(self) -> None:
-        table = self.query_one(DataTable)
-        if self.shown and table.cursor_row < len(self.shown):
-            self.pigeon.edit_contact(self.shown[table.cursor_row], on_saved=lambda _: self.refresh_book())
-
-    @work(exclusive=True, group="learn", exit_on_error=False, description="reading contacts")
-    async def learn_contacts(self) -> None:
-        """Every contact the store has met in synced mail (the API cannot list contacts)."""
-        mailbox = self.pigeon.mailbox
-        for contact in await asyncio.to_thread(self.pigeon.store.contacts):
-            if contact.id and contact.id not in mailbox.contacts:
-                mailbox.contacts[contact.id] = contact
-        self.refresh_book()
-
-    def on_worker_state_changed(self, event: Any) -> None:
-        self.pigeon.on_worker_state_changed(event)
 
 
 class EntryRow(Vertical):
@@ -201,7 +47,7 @@ class EntryRow(Vertical):
         key, enum = ENTRY_KINDS[self.kind]
         with Horizontal(classes="entry-line"):
             yield Select(
-                [(_type_label(m.value), m.value) for m in enum],
+                [(type_label(m.value), m.value) for m in enum],
                 value=self.entry.get("type")
                 if self.entry.get("type") in {m.value for m in enum}
                 else next(iter(enum)).value,
@@ -225,7 +71,7 @@ class EntryRow(Vertical):
             editor.call_after_refresh(editor.renumber)
 
 
-class ContactEditor(Screen[Contact | None]):
+class ContactEditor(ReportsFailures, Screen[Contact | None]):
     """Edit a contact; save sends only what changed. A failed save keeps the edit on disk until saved or discarded."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -234,17 +80,13 @@ class ContactEditor(Screen[Contact | None]):
         Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False),
     ]
 
-    def __init__(self, contact: Contact, drafts: Drafts, draft: Draft | None = None) -> None:
+    def __init__(self, core: MailCore, contact: Contact, draft: Draft | None = None) -> None:
         super().__init__()
+        self.core = core
         self.contact = contact
-        self.drafts = drafts
         self.original = ContactForm.of(contact)
         self.restored = draft
         self.start = ContactForm.from_json(draft.fields) if draft else self.original
-
-    @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="editor"):
@@ -370,32 +212,23 @@ class ContactEditor(Screen[Contact | None]):
 
     @work(exclusive=True, group="save-contact", exit_on_error=False)
     async def save(self, form: ContactForm, request: Any) -> None:
-        contact_id = self.contact.id or ""
         try:
-            updated = await (await self.pigeon.connect()).contacts.update(contact_id, request)
+            updated = await self.core.save_contact(self.contact.id or "", request, form.to_json())
         except Invalid as exc:
             self.show_errors(exc.errors, f"The service refused the change ({exc.status})")
-        except Unauthorized as exc:
-            await self.keep_draft(form, "not logged in")
-            self.pigeon.report(exc, "saving the contact")
-        except (ConnectionFailed, ServerError, RateLimited, PigeonError) as exc:
-            await self.keep_draft(form, type(exc).__name__)
+        except NotSaved as exc:
+            if exc.draft_error:
+                self.notify(exc.draft_error, severity="error", markup=False)
+            if isinstance(exc.cause, Unauthorized):
+                self.post_message(Failed(exc.cause, "saving the contact"))
             self.show_errors([], f"Not saved: {exc}. Your changes are kept and will be here next time")
         else:
-            await asyncio.to_thread(self.drafts.discard, contact_id)
-            self.pigeon.contact_saved(updated)
             self.notify(f"Saved {clean_line(updated.name)}", markup=False)
             self.dismiss(updated)
             return
         finally:
             if self.is_mounted:
                 self.query_one("#save", Button).disabled = False
-
-    async def keep_draft(self, form: ContactForm, reason: str) -> None:
-        try:
-            await asyncio.to_thread(self.drafts.save, self.contact.id or "", form.to_json(), reason=reason)
-        except OSError as exc:
-            self.notify(f"Could not keep the draft on disk: {exc}", severity="error", markup=False)
 
     # --- leaving ---------------------------------------------------------------------------------------------
 
@@ -417,7 +250,7 @@ class ContactEditor(Screen[Contact | None]):
             return
 
         async def discard() -> None:
-            await asyncio.to_thread(self.drafts.discard, self.contact.id or "")
+            await self.core.discard_draft(self.contact.id or "")
             self.dismiss(None)
 
         def answer(yes: bool | None) -> None:
@@ -425,6 +258,3 @@ class ContactEditor(Screen[Contact | None]):
                 self.run_worker(discard(), group="discard", exit_on_error=False)
 
         self.app.push_screen(ConfirmScreen(Content("Discard the restored changes?"), yes="Discard", no="Keep"), answer)
-
-    def on_worker_state_changed(self, event: Any) -> None:
-        self.pigeon.on_worker_state_changed(event)

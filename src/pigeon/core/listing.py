@@ -1,19 +1,35 @@
-"""Rows of the thread list straight from the local store, a page at a time."""
+"""A thread list straight from the local store, a page at a time, as the rows a list shows."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from pigeon.store.mailstore import MailStore, StoredThread
 from pigeon.store.search import SearchQuery
-from pigeon.tui.widgets.thread_list import ThreadRow
 
 PAGE = 200
 
 
-class StoreSource:
+@dataclass(frozen=True)
+class ThreadRow:
+    """What one line of a thread list shows."""
+
+    id: str
+    who: str
+    subject: str
+    when: datetime | None
+    count: int
+    unread: bool = False
+    attachment: bool = False
+    starred: bool = False
+    selected: bool = False
+    labels: tuple[str, ...] = ()
+
+
+class Listing:
     """A view of the store as list rows: one ``COUNT`` when made, then one indexed query per 200 rows shown."""
 
     def __init__(
@@ -40,7 +56,7 @@ class StoreSource:
         """How many of ``thread_ids`` this view holds (a lookup by id each, not a count of the view)."""
         return self.store.count(self.view, self.query, inbox_id=self.inbox_id, now=self.now, among=thread_ids)
 
-    def changed(self, gained: int) -> StoreSource:
+    def changed(self, gained: int) -> Listing:
         """The same view read again after a change that brought ``gained`` threads into it (or took them out, if
         negative): counted without counting the view, which in a big mailbox is most of the cost of a new list."""
         fresh = copy.copy(self)  # the same view, store, moment and selection: its rows read anew
@@ -60,7 +76,7 @@ class StoreSource:
         page = index // PAGE
         rows = self._pages.get(page)
         if rows is None:
-            rows = self.store.list(
+            rows = self.store.list_threads(
                 self.view,
                 self.query,
                 inbox_id=self.inbox_id,

@@ -1,0 +1,85 @@
+"""What every command stands on: the configuration from the flags, the mail core of the profile (its store and its
+client), and reading typed arguments."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pigeon import credentials
+from pigeon.cli.output import UsageError
+from pigeon.config import Config, load_config
+
+if TYPE_CHECKING:
+    from pigeon.core.mail import MailCore
+
+T = TypeVar("T")
+
+
+def config_of(args: argparse.Namespace) -> Config:
+    return load_config(profile=getattr(args, "profile", None), base_url=getattr(args, "base_url", None))
+
+
+def token_of(config: Config) -> str:
+    token, _ = credentials.resolve_token(config.profile)
+    if not token:
+        raise UsageError(
+            f"Not logged in (profile {config.profile!r}): run `pigeon login`, or set PIGEON_TOKEN for scripts."
+        )
+    return token
+
+
+def core_of(args: argparse.Namespace, *, online: bool, local: bool = True) -> MailCore:
+    """The profile's mail core: ``online`` ones need a token; ``local`` ones open the profile's store (the others
+    keep nothing: they only ask the service)."""
+    from pigeon.core.mail import MailCore
+    from pigeon.store.mailstore import MailStore, SchemaTooNew
+
+    config = config_of(args)
+    token = token_of(config) if online else None
+    try:
+        store = MailStore.for_profile(config.profile) if local else MailStore(":memory:")
+    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
+        raise UsageError(f"Cannot open the local store of profile {config.profile!r}: {exc}") from None
+    return MailCore(config, store, token=token)
+
+
+def run(args: argparse.Namespace, call: Callable[[MailCore], Awaitable[T]], *, local: bool = False) -> T:
+    """Run one async call on the profile's mail core (logged in), closed after; ``local`` with its store."""
+    core = core_of(args, online=True, local=local)
+
+    async def go() -> T:
+        try:
+            return await call(core)
+        finally:
+            await core.close()
+
+    return asyncio.run(go())
+
+
+def json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f'{what} must be a JSON object, like \'{{"team": "ops"}}\'')
+    return value
+
+
+def typed_value(text: str, enum: type[Any], prefix: str, what: str) -> dict[str, str]:
+    """``TYPE:VALUE`` with TYPE a short name (``work``) or the full enum value (``EMAIL_TYPE_WORK``)."""
+    kind, sep, value = text.partition(":")
+    if not sep or not value:
+        short = ", ".join(m.name.lower() for m in enum)
+        raise UsageError(f"--{what} takes TYPE:VALUE, with TYPE one of {short}; got {text!r}")
+    key = kind.strip().upper()
+    names = {m.name: m.value for m in enum} | {m.value: m.value for m in enum}
+    if key not in names and f"{prefix}{key}" not in names:
+        short = ", ".join(m.name.lower() for m in enum)
+        raise UsageError(f"--{what}: unknown type {kind!r}; use one of {short}")
+    return {"type": names.get(key) or names[f"{prefix}{key}"], "value": value.strip()}

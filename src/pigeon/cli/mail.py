@@ -1,0 +1,103 @@
+"""Commands on the local store, through the mail core: sync, search, the views' counts, triage (one command per
+verb of the action registry) and undo."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from pigeon.cli.common import core_of, run
+from pigeon.cli.output import EXIT_OK, UsageError, print_json, table, when
+from pigeon.core.actions import BY_ID, describe
+
+
+def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
+    report = run(args, lambda core: core.sync(), local=True)
+    if args.json:
+        print_json({"threads": report.threads, "fetched": report.fetched, "messages": report.messages}, out)
+    else:
+        out.write(f"Synced {report.threads} threads ({report.fetched} changed, {report.messages} messages fetched).\n")
+    return EXIT_OK
+
+
+def _thread_json(thread: Any) -> dict[str, Any]:
+    return {
+        "id": thread.id,
+        "inbox_id": thread.inbox_id,
+        "subject": thread.subject,
+        "who": thread.who,
+        "last_message_at": thread.last_message_at.isoformat() if thread.last_message_at else None,
+        "message_count": thread.message_count,
+        "has_attachment": thread.has_attachment,
+        "unread": thread.unread,
+        "starred": thread.starred,
+        "done": thread.done,
+        "snoozed_until": thread.snoozed_until.isoformat() if thread.snoozed_until else None,
+        "muted": thread.muted,
+        "labels": list(thread.labels),
+    }
+
+
+def _marks(thread: Any) -> str:
+    return ("●" if thread.unread else " ") + ("★" if thread.starred else " ")
+
+
+def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
+    core = core_of(args, online=False)
+    try:
+        threads = core.search(args.view, " ".join(args.query), sort=args.sort, limit=args.limit)
+    except ValueError as exc:  # (a QueryError too)
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print_json({"threads": [_thread_json(t) for t in threads]}, out)
+        return EXIT_OK
+    if not threads and not core.stored_threads():
+        out.write("The local store is empty: run `pigeon sync` first.\n")
+        return EXIT_OK
+    rows = [(_marks(t), when(t.last_message_at), t.who, t.subject, ",".join(t.labels), t.id) for t in threads]
+    out.write(table(("", "LAST MESSAGE", "FROM", "SUBJECT", "LABELS", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_views(args: argparse.Namespace, out: TextIO) -> int:
+    counts, _ = core_of(args, online=False).view_counts()
+    if args.json:
+        print_json(counts, out)
+    else:
+        out.write(table(("VIEW", "THREADS"), list(counts.items())) + "\n")
+    return EXIT_OK
+
+
+def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
+    """A triage verb of the registry (``args.action_id``, with ``args.on``) on the threads named."""
+    from pigeon.core.snooze import parse_when
+    from pigeon.store.mailstore import UnknownThread
+
+    core = core_of(args, online=False)
+    action = BY_ID[args.action_id]
+    try:
+        if action.op == "snooze":
+            try:
+                until = parse_when(args.until, datetime.now(UTC))
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            change = core.apply(action, args.threads, until=until)
+        elif action.op == "label":
+            if not args.add and not args.remove:
+                raise UsageError("label needs --add LABEL or --remove LABEL")
+            change = core.apply(action, args.threads, label=args.add or args.remove, on=bool(args.add))
+        else:
+            change = core.apply(action, args.threads, on=args.on)
+    except UnknownThread as exc:
+        raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out.write(f"{describe(change)}. `pigeon undo` takes it back.\n")
+    return EXIT_OK
+
+
+def cmd_undo(args: argparse.Namespace, out: TextIO) -> int:
+    change = core_of(args, online=False).undo()
+    out.write(f"Undone: {describe(change)}\n" if change else "Nothing to undo.\n")
+    return EXIT_OK

@@ -1,0 +1,108 @@
+"""Commands that run something: the reference service, its tokens, the demo, and the app itself."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+from dataclasses import replace
+from typing import Any, TextIO
+
+from pigeon import credentials, locations
+from pigeon.cli.common import config_of
+from pigeon.cli.output import EXIT_OK, UsageError
+
+
+def _service_db_path(args: argparse.Namespace) -> str:
+    return args.db or str(locations.data_dir() / "service.sqlite3")
+
+
+def _open_service_db(path: str, **kwargs: Any) -> Any:
+    import sqlite3
+
+    from pigeon.server.db import SchemaTooNew
+    from pigeon.server.run import open_database
+
+    try:
+        return open_database(path, **kwargs)
+    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
+        raise UsageError(f"Cannot open the service database {path}: {exc}") from None
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.server.app import ServerSettings
+    from pigeon.server.live import live_traffic
+    from pigeon.server.run import serve
+
+    path = _service_db_path(args)
+    db = _open_service_db(path, demo_data=args.demo_data, threads=args.threads)
+    if not db.account_ids():
+        sys.stderr.write(
+            f"No accounts yet. Create one and its token with: pigeon serve token create --db {path} --account NAME\n"
+        )
+    settings = ServerSettings(
+        allow_private_webhooks=args.allow_private_webhooks,
+        rate_limit_per_minute=args.rate_limit,
+        background=[live_traffic(args.live_interval)] if args.live else [],
+    )
+    serve(db, settings, host=args.host, port=args.port)
+    return EXIT_OK
+
+
+def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
+    db = _open_service_db(_service_db_path(args))
+    token = db.create_token(db.ensure_account(args.account))
+    out.write(token + "\n")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """Start the reference service in-process on demo mail and open the app on it; nothing is kept afterwards."""
+    from pigeon.server.run import start_demo
+
+    demo = start_demo(threads=args.threads, live=not args.no_live)
+    try:
+        if args.serve_only:
+            out.write(
+                f"Pigeon demo service on {demo.base_url} ({args.threads} threads of demo mail).\n"
+                f"Demo token (throwaway, valid until you stop): {demo.token}\n"
+                "Press Ctrl-C to stop.\n"
+            )
+            out.flush()
+            while demo.service.thread.is_alive():
+                demo.service.thread.join(0.5)
+            return EXIT_OK
+        gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
+        from pigeon.tui.app import make_app
+
+        config = replace(config_of(args), base_url=demo.base_url, base_url_source="pigeon demo")
+        from pigeon.store.mailstore import MailStore
+
+        throwaway = MailStore(":memory:")  # the demo never touches the user's store, nor their settings
+        make_app(
+            config,
+            token=demo.token,
+            remember_token=False,
+            save_settings=False,
+            live=not args.no_live,
+            poll_interval=5,
+            store=throwaway,
+        ).run()
+    finally:
+        demo.stop()
+    return EXIT_OK
+
+
+def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
+    """Open the app for the active profile; without a token it opens on the login screen."""
+    gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
+    from pigeon.tui.app import make_app
+
+    config = config_of(args)
+    try:
+        token, _ = credentials.resolve_token(config.profile)
+        problem = ""
+    except credentials.CredentialsError as exc:  # no keyring: log in for this session, and say why
+        token, problem = None, str(exc)
+    make_app(config, token=token, remember_token=not credentials.env_token(), login_message=problem).run()
+    return EXIT_OK

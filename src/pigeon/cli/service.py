@@ -1,0 +1,228 @@
+"""Commands that talk to the service: log in and out, status, and the six operations (inboxes, threads, messages,
+contacts, webhooks)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+from pigeon import credentials
+from pigeon.cli.common import config_of, core_of, json_object, run, typed_value
+from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, table, when, wire
+from pigeon.sanitize import clean_line
+
+if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
+    from pigeon.api.client import PigeonClient
+    from pigeon.models import Inbox, Message, Thread, WebhookSubscription
+
+T = TypeVar("T")
+
+
+def ask(args: argparse.Namespace, call: Callable[[PigeonClient], Awaitable[T]]) -> T:
+    """One request of the profile's service, through its mail core."""
+
+    async def go(core: Any) -> T:
+        return await call(await core.connect())
+
+    return run(args, go)
+
+
+def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
+    config = config_of(args)
+    given = getattr(args, "base_url", None)  # (--base-url is left out of args when not given)
+    base_url = given or config.base_url
+    if not given and sys.stdin.isatty():
+        answer = input(f"Service URL [{base_url}]: ").strip()
+        base_url = answer or base_url
+    if args.token_stdin:
+        token = sys.stdin.readline().strip()
+    else:
+        try:
+            token = getpass.getpass("Token (input hidden): ").strip()
+        except EOFError:
+            token = ""
+    if not token:
+        raise UsageError("No token given; nothing was stored.")
+    credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
+
+    core = core_of(args, online=False, local=False)
+
+    async def login() -> int:
+        try:
+            warning = await core.login(base_url, token)
+        finally:
+            await core.close()
+        if warning:  # the keyring was usable a moment ago; it is not now
+            raise credentials.CredentialsError(warning)
+        return len(core.inboxes)
+
+    inboxes = asyncio.run(login())
+    out.write(
+        f"Logged in to {base_url} as profile {config.profile!r}: {inboxes} inbox(es). "
+        f"Token stored in the keyring ({credentials.backend_name()}).\n"
+    )
+    if credentials.env_token():
+        out.write("Note: PIGEON_TOKEN is set in this environment and overrides the stored token.\n")
+    return EXIT_OK
+
+
+def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
+    config = config_of(args)
+    removed = credentials.delete_token(config.profile)
+    out.write(
+        f"Removed the token of profile {config.profile!r} from the keyring.\n"
+        if removed
+        else f"No token was stored for profile {config.profile!r}.\n"
+    )
+    if credentials.env_token():
+        out.write("Note: PIGEON_TOKEN is still set in this environment.\n")
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    config = config_of(args)
+    keyring_problem = ""
+    try:
+        _, source = credentials.resolve_token(config.profile)
+    except credentials.CredentialsError as exc:
+        source, keyring_problem = credentials.TokenSource.NONE, str(exc)
+    status = {
+        "profile": config.profile,
+        "base_url": config.base_url,
+        "base_url_from": config.base_url_source,
+        "config_file": str(config.path),
+        "config_file_exists": config.path.exists(),
+        "token_from": source.value,
+        "keyring_backend": credentials.backend_name(),
+    }
+    if args.json:
+        print_json(status, out)
+        return EXIT_OK
+    token_line = {
+        credentials.TokenSource.ENVIRONMENT: "from the PIGEON_TOKEN environment variable",
+        credentials.TokenSource.KEYRING: f"in the keyring ({status['keyring_backend']})",
+        credentials.TokenSource.NONE: "not set: run `pigeon login`",
+    }[source]
+    out.write(
+        f"Profile:   {config.profile}\n"
+        f"Service:   {config.base_url}  ({config.base_url_source})\n"
+        f"Config:    {config.path}{'' if config.path.exists() else '  (not created yet)'}\n"
+        f"Token:     {token_line}\n"
+    )
+    if keyring_problem:
+        out.write(f"Keyring:   {keyring_problem}\n")
+    return EXIT_OK
+
+
+def cmd_inboxes_list(args: argparse.Namespace, out: TextIO) -> int:
+    inboxes: list[Inbox] = ask(args, lambda c: c.inboxes.list())
+    if args.json:
+        print_json({"inboxes": wire(inboxes)}, out)
+    else:
+        rows = [(i.email, i.display_name or "", enum(i.status), i.id) for i in inboxes]
+        out.write(table(("EMAIL", "NAME", "STATUS", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_inboxes_create(args: argparse.Namespace, out: TextIO) -> int:
+    fields: dict[str, Any] = {"type": args.type}
+    if args.email:
+        fields["email"] = args.email
+    if args.display_name:
+        fields["display_name"] = args.display_name
+    if args.metadata is not None:
+        fields["metadata"] = json_object(args.metadata, "--metadata")
+    inbox: Inbox = ask(args, lambda c: c.inboxes.create(**fields))
+    if args.json:
+        print_json(inbox.to_wire(), out)
+    else:
+        out.write(f"Created inbox {clean_line(inbox.email)} ({enum(inbox.status)}), id {inbox.id}\n")
+    return EXIT_OK
+
+
+def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
+    threads: list[Thread] = ask(args, lambda c: c.threads.list())
+    if args.json:
+        print_json({"threads": wire(threads)}, out)
+    else:
+        rows = [(when(t.last_message_at), t.message_count or 0, t.subject or "", t.id) for t in threads]
+        out.write(table(("LAST MESSAGE", "MSGS", "SUBJECT", "ID"), rows) + "\n")
+    return EXIT_OK
+
+
+def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.models import PAGE_SIZE_DEFAULT
+
+    async def fetch(client: Any) -> tuple[list[Message], str | None]:
+        kwargs = {
+            "message_ids": args.message_id or None,
+            "page_size": PAGE_SIZE_DEFAULT if args.page_size is None else args.page_size,
+        }
+        if args.all:
+            return [m async for m in client.messages.iter(args.thread, **kwargs)], None
+        page = await client.messages.list(args.thread, page_token=args.page_token, **kwargs)
+        return page.items, page.next_page_token
+
+    messages, next_token = ask(args, fetch)
+    if args.json:
+        data: dict[str, Any] = {"messages": wire(messages)}
+        if not args.all:
+            data["next_page_token"] = next_token
+        print_json(data, out)
+        return EXIT_OK
+    rows = [(when(m.created_at), sender(m), m.subject or "", len(m.content_blocks), m.id) for m in messages]
+    out.write(table(("DATE", "FROM", "SUBJECT", "BLOCKS", "ID"), rows) + "\n")
+    if next_token:
+        out.write(f"More messages: --page-token {clean_line(next_token)}  (or --all)\n")
+    return EXIT_OK
+
+
+def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.models import EmailType, PhoneType, SocialProfileType
+
+    fields: dict[str, Any] = {}
+    if args.first_name is not None:
+        fields["first_name"] = args.first_name
+    if args.last_name is not None:
+        fields["last_name"] = args.last_name
+    if args.email is not None:
+        values = [typed_value(v, EmailType, "EMAIL_TYPE_", "email") for v in args.email]
+        fields["emails"] = [{"type": v["type"], "email": v["value"]} for v in values]
+    if args.phone is not None:
+        values = [typed_value(v, PhoneType, "PHONE_TYPE_", "phone") for v in args.phone]
+        fields["phones"] = [{"type": v["type"], "phone": v["value"]} for v in values]
+    if args.social is not None:
+        values = [typed_value(v, SocialProfileType, "SOCIAL_PROFILE_TYPE_", "social") for v in args.social]
+        fields["social_profiles"] = [{"type": v["type"], "username": v["value"]} for v in values]
+    if args.metadata is not None:
+        fields["metadata"] = json_object(args.metadata, "--metadata")
+    if not fields:
+        raise UsageError("Nothing to update: give at least one of --first-name, --last-name, --email, ...")
+    contact = ask(args, lambda c: c.contacts.update(args.contact_id, **fields))
+    if args.json:
+        print_json(contact.to_wire(), out)
+    else:
+        out.write(f"Updated contact {clean_line(contact.name) or contact.id}\n")
+    return EXIT_OK
+
+
+def cmd_webhooks_create(args: argparse.Namespace, out: TextIO) -> int:
+    events = [e if e.startswith("message.") else f"message.{e}" for e in args.event]
+    fields: dict[str, Any] = {"url": args.url, "events": events}
+    if args.description:
+        fields["description"] = args.description
+    if args.metadata is not None:
+        fields["metadata"] = json_object(args.metadata, "--metadata")
+    webhook: WebhookSubscription = ask(args, lambda c: c.webhooks.create(**fields))
+    if args.json:
+        print_json(webhook.to_wire(), out)
+        return EXIT_OK
+    out.write(f"Created webhook {webhook.id} ({enum(webhook.status)}) for {clean_line(webhook.url)}\n")
+    out.write(f"Events: {', '.join(enum(e) for e in webhook.events)}\n")
+    if webhook.secret:
+        out.write(f"Signing secret (shown only now, keep it safe): {clean_line(webhook.secret)}\n")
+    return EXIT_OK

@@ -1,0 +1,198 @@
+"""Every user action, described once: its id (the binding id users remap), what it is called, what it does, its
+default key, and its CLI verbs. The TUI builds its bindings, help and palette from this table and the CLI its triage
+commands, so a new action appears everywhere at once. How a change is worded is here too (:func:`describe`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Literal
+
+from pigeon.store.triage import Change
+
+Scope = Literal["app", "main", "reader"]
+"""Where an action runs: anywhere (the app), on the mail screen, or in the reader."""
+
+Op = Literal["read", "star", "done", "snooze", "mute", "label"]
+"""The store's triage operations."""
+
+
+@dataclass(frozen=True)
+class Verb:
+    """A CLI command for an action: its name, its help, and the fixed arguments it passes to the operation."""
+
+    name: str
+    help: str
+    on: bool = True
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    title: str
+    help: str
+    key: str | None = None
+    invoke: str = ""
+    """The action Textual runs for the key and the palette entry (on the scope's node)."""
+    scope: Scope = "main"
+    show: bool = True
+    """Shown in the key bar."""
+    palette: bool = True
+    priority: bool = False
+    op: Op | None = None
+    """The store operation of a triage action; ``on`` fixed for it, or ``None`` when the key toggles."""
+    on: bool | None = None
+    verbs: tuple[Verb, ...] = field(default=())
+
+
+def _triage(
+    ident: str, title: str, help_text: str, key: str, op: Op, *verbs: Verb, on: bool | None = None, show: bool = True
+) -> Action:
+    return Action(f"triage.{ident}", title, help_text, key, f"triage('{ident}')", op=op, on=on, verbs=verbs, show=show)
+
+
+def _view(key: str, view: str, title: str) -> Action:
+    # (the palette lists every view, labels too, as "View: ...": see the TUI's palette)
+    return Action(f"view.{view}", title, f"Show {title.lower()}", key, f"view('{view}')", show=False, palette=False)
+
+
+ACTIONS: tuple[Action, ...] = (
+    # the app, everywhere
+    Action("app.quit", "Quit", "Leave Pigeon", "q", "quit", scope="app"),
+    Action("app.help", "Help", "Every key of this context", "question_mark", "help", scope="app"),
+    Action("app.create_inbox", "Create inbox", "Add an inbox to the account", None, "create_inbox", scope="app"),
+    Action("app.create_webhook", "Create webhook", "Subscribe a URL to message events", None, "create_webhook", "app"),
+    Action("app.logout", "Log out", "Forget the stored token and show the login screen", None, "logout", scope="app"),
+    # the mail screen
+    Action("main.back", "Back", "Back to the list; clear the filter", "escape", "back", palette=False),
+    Action(
+        "main.refresh",
+        "Refresh",
+        "Load inboxes and threads again",
+        "r",
+        "refresh",
+        verbs=(Verb("sync", "bring the local store up to date (only what changed)"),),
+    ),
+    Action(
+        "main.filter",
+        "Search",
+        "Search as you type (from: to: is: label: ...)",
+        "slash",
+        "filter",
+        priority=True,  # run before the app hands on the keys typed after it, so those reach the search box
+        verbs=(Verb("search", "search the local store"),),
+    ),
+    Action("main.zoom", "Zoom", "Reader full screen (again to go back)", "f", "zoom"),
+    Action("main.contacts", "Contacts", "Every contact seen in mail; search, sort, edit", "b", "contacts"),
+    _triage(
+        "done",
+        "Done",
+        "Out of the inbox until new mail (in Done: back)",
+        "e",
+        "done",
+        Verb("done", "mark threads done (they leave the inbox until new mail arrives)"),
+        Verb("undone", "bring threads back to the inbox", on=False),
+    ),
+    _triage(
+        "star",
+        "Star",
+        "Star or unstar",
+        "s",
+        "star",
+        Verb("star", "star threads"),
+        Verb("unstar", "unstar threads", False),
+    ),
+    _triage("read", "Read", "Mark read", "m", "read", Verb("read", "mark threads read"), on=True, show=False),
+    _triage(
+        "unread",
+        "Unread",
+        "Mark unread",
+        "U",
+        "read",
+        Verb("unread", "mark threads unread", False),
+        on=False,
+        show=False,
+    ),
+    _triage(
+        "snooze",
+        "Snooze",
+        "Hide until a time or new mail",
+        "z",
+        "snooze",
+        Verb("snooze", "hide threads until a time or new mail"),
+    ),
+    _triage(
+        "label", "Label", "Add or remove a label", "l", "label", Verb("label", "add or remove a label"), show=False
+    ),
+    _triage(
+        "mute",
+        "Mute",
+        "Keep out of the inbox for good",
+        "M",
+        "mute",
+        Verb("mute", "mute threads (they stay out of the inbox)"),
+        Verb("unmute", "unmute threads", on=False),
+        show=False,
+    ),
+    Action("triage.select", "Select", "Select for bulk actions", "x", "select", show=False, palette=False),
+    Action("triage.select_down", "Select down", "Extend the selection down", "J", "select(1)", show=False),
+    Action("triage.select_up", "Select up", "Extend the selection up", "K", "select(-1)", show=False),
+    Action(
+        "triage.undo",
+        "Undo",
+        "Take back the last action",
+        "u",
+        "undo",
+        verbs=(Verb("undo", "take back the last triage step"),),
+    ),
+    Action("main.sort", "Sort", "By date, sender or subject", "o", "sort", show=False),
+    _view("1", "inbox", "Inbox"),
+    _view("2", "unread", "Unread"),
+    _view("3", "starred", "Starred"),
+    _view("4", "snoozed", "Snoozed"),
+    _view("5", "done", "Done view"),
+    _view("6", "all", "All mail"),
+    # the reader
+    Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", scope="reader"),
+    Action("reader.save", "Save attachment", "Save an attachment into the download folder", "a", "save", "reader"),
+    Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", scope="reader"),
+)
+
+BY_ID: Mapping[str, Action] = MappingProxyType({action.id: action for action in ACTIONS})
+
+
+def actions(scope: Scope) -> Iterator[Action]:
+    return (action for action in ACTIONS if action.scope == scope)
+
+
+def verbs() -> Iterator[tuple[Action, Verb]]:
+    """Every CLI verb with its action."""
+    return ((action, verb) for action in ACTIONS for verb in action.verbs)
+
+
+# --- wording ----------------------------------------------------------------------------------------------------
+
+
+def plural(count: int, noun: str = "thread") -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def describe(change: Change) -> str:
+    """A change in words, alike in the TUI's notes and the CLI's output."""
+    threads = plural(change.count)
+    if change.kind == "read":
+        return f"{'Read' if change.on else 'Unread'}: {threads}"
+    if change.kind == "star":
+        return f"{'Starred' if change.on else 'Unstarred'}: {threads}"
+    if change.kind == "done":
+        return f"{'Done' if change.on else 'Back in the inbox'}: {threads}"
+    if change.kind == "mute":
+        return f"{'Muted' if change.on else 'Unmuted'}: {threads}"
+    if change.kind == "label":
+        return f"{'Labelled' if change.on else 'Unlabelled'} {change.detail!r}: {threads}"
+    if change.kind == "snooze":
+        return f"Snoozed until {datetime.fromisoformat(change.detail):%a %d %b %H:%M} UTC: {threads}"
+    return change.detail  # a step recorded as words by an older Pigeon

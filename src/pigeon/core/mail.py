@@ -1,0 +1,411 @@
+"""The mail core: one object that owns the API client and the local store for the app's life and does what the
+screens and the CLI ask: sync, read threads, triage, search, save contacts, create inboxes and webhooks.
+
+It never imports Textual. Its async methods run network calls on the caller's loop and disk work in threads; its
+plain methods touch the store directly, for callers that already run in a thread (a worker making a new list).
+pydantic and httpx load on first use, never before the app's first frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pigeon import credentials, locations
+from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
+from pigeon.config import Config, save_profile, update_config_file
+from pigeon.core.actions import Action
+from pigeon.core.attachments import attachment_bytes, save_into
+from pigeon.core.listing import Listing
+from pigeon.core.live import Live
+from pigeon.store.drafts import Draft, Drafts
+from pigeon.store.mailstore import MailStore, StoredThread
+from pigeon.store.search import SearchQuery
+from pigeon.store.sync import SyncReport, recipients_of, sync, who_of
+from pigeon.store.triage import Change
+
+if TYPE_CHECKING:
+    from pigeon.api.client import PigeonClient
+    from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread, UpdateContact, WebhookSubscription
+
+ClientFactory = Callable[[str, str], "PigeonClient"]
+READ_AHEAD_KEPT = 16
+PAGE_SIZE = 100
+
+
+def default_client_factory(base_url: str, token: str) -> PigeonClient:
+    from pigeon.api.client import PigeonClient  # httpx loads here, not before the first screen
+
+    return PigeonClient(base_url, token)
+
+
+class NotSaved(Exception):
+    """A contact edit the service did not take; the edit is kept as a draft (``draft_error`` says if it could not
+    be)."""
+
+    def __init__(self, cause: PigeonError, draft_error: str = "") -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.draft_error = draft_error
+
+
+def _draft_reason(error: PigeonError) -> str:
+    if isinstance(error, Unauthorized):
+        return "not logged in"
+    if isinstance(error, ConnectionFailed):
+        return "no connection"
+    if isinstance(error, RateLimited):
+        return "too many requests"
+    return "the service failed"
+
+
+class MailCore:
+    """Give it a configuration, a store and either a ready client or a token to make one with."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: MailStore,
+        *,
+        token: str | None = None,
+        client: PigeonClient | None = None,
+        client_factory: ClientFactory | None = None,
+        clock: Callable[[], datetime] | None = None,
+        remember_token: bool = True,
+        save_settings: bool = True,
+        live: bool | None = None,
+        poll_interval: float | None = None,
+        drafts: Drafts | None = None,
+    ) -> None:
+        profile = config.profile_config
+        self.config = config
+        self.store = store
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self.client_factory: ClientFactory = client_factory or default_client_factory
+        self.remember_token = remember_token
+        self.save_settings = save_settings
+        self.live_wanted = profile.live if live is None else live
+        self.poll_interval = poll_interval or profile.poll_interval
+        self.drafts = drafts or Drafts("contacts")
+        self.live = Live()
+        self.on_start_up_stage: Callable[[], None] = lambda: None
+        """Called once the client exists (the app freezes what start-up made)."""
+        self._token = token
+        self._client = client
+        self._client_lock = asyncio.Lock()
+        self.inboxes: list[Inbox] = []
+        self.contacts: dict[str, Contact] = {}
+        self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
+        self._ahead: OrderedDict[str, tuple[Thread | None, list[Message]]] = OrderedDict()
+
+    # --- the client ---------------------------------------------------------------------------------------------
+
+    @property
+    def logged_in(self) -> bool:
+        return self._client is not None or bool(self._token)
+
+    @property
+    def service_url(self) -> str:
+        """The address of the service in use (a login may have changed it)."""
+        return self._client.base_url if self._client else self.config.base_url
+
+    def _make_client(self) -> PigeonClient:
+        if not self._token:
+            raise Unauthorized("Not logged in.")
+        client = self.client_factory(self.config.base_url, self._token)
+        # httpx loads anyio's backend on the first request; load it here too, off the event loop.
+        with contextlib.suppress(ImportError):
+            importlib.import_module("httpcore._backends.anyio")
+            importlib.import_module("anyio._backends._asyncio")
+        return client
+
+    async def connect(self) -> PigeonClient:
+        """The one client; the first call makes it in a thread (httpx, TLS and anyio take about 0.3 s to load, and
+        the screen keeps painting and answering keys meanwhile)."""
+        async with self._client_lock:
+            if self._client is None:
+                self._client = await asyncio.to_thread(self._make_client)
+                self.on_start_up_stage()
+        return self._client
+
+    async def close(self) -> None:
+        await self.live.stop()
+        if self._client is not None:
+            await self._client.aclose()
+        self.store.close()
+
+    async def login(self, base_url: str, token: str) -> str:
+        """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
+        Raises the client's errors; returns a warning to show, or ``""``."""
+        client = self.client_factory(base_url, token)
+        try:
+            inboxes = await client.inboxes.list()
+        except BaseException:
+            await client.aclose()
+            raise
+        old, self._client, self._token = self._client, client, token
+        if old is not None:
+            await old.aclose()
+        self.inboxes, self.contacts, self.messages = inboxes, {}, {}
+        self._ahead.clear()
+        warning = ""
+        if self.remember_token:
+            try:
+                await asyncio.to_thread(credentials.store_token, self.config.profile, token)
+            except credentials.CredentialsError as exc:
+                warning = f"Logged in for this session only. {exc}"
+        if self.save_settings:
+            await asyncio.to_thread(save_profile, self.config.profile, base_url=base_url, path=self.config.path)
+        return warning
+
+    async def logout(self) -> str:
+        """Forget the stored token; returns a warning to show, or ``""``."""
+        if self.remember_token:
+            try:
+                await asyncio.to_thread(credentials.delete_token, self.config.profile)
+            except credentials.CredentialsError as exc:
+                return str(exc)
+        return ""
+
+    async def save_theme(self, theme: str) -> None:
+        if self.save_settings and theme != self.config.ui.theme:
+            self.config.ui.theme = theme
+
+            def change(data: dict[str, Any]) -> None:
+                data.setdefault("ui", {})["theme"] = theme
+
+            await asyncio.to_thread(update_config_file, change, self.config.path)
+
+    # --- mail -------------------------------------------------------------------------------------------------
+
+    async def load_saved(self) -> None:
+        """The inboxes and contacts the store kept (before the first sync answers)."""
+        inboxes = await asyncio.to_thread(self.store.inboxes)
+        if not self.inboxes:  # a sync that finished first has the fresher list
+            self.inboxes = inboxes
+        for contact in await asyncio.to_thread(self.store.contacts):
+            if contact.id:
+                self.contacts.setdefault(contact.id, contact)
+
+    async def sync(self, on_progress: Callable[[int, int], None] | None = None) -> SyncReport:
+        """Bring the store up to date with the service (only what changed)."""
+        report = await sync(await self.connect(), self.store, on_progress=on_progress)
+        self.inboxes = list(report.inbox_list)
+        for thread_id in report.changed:
+            self.messages.pop(thread_id, None)
+            self._ahead.pop(thread_id, None)
+        return report
+
+    def listing(
+        self,
+        *,
+        view: str,
+        query: SearchQuery | None,
+        inbox_id: str | None,
+        sort: str,
+        selected: Callable[[str], bool] = lambda _: False,
+    ) -> Listing:
+        return Listing(
+            self.store, view=view, query=query, inbox_id=inbox_id, sort=sort, now=self.clock(), selected=selected
+        )
+
+    def view_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The views' counts and the unread threads per inbox (in a thread: a big mailbox takes a while)."""
+        now = self.clock()
+        return self.store.view_counts(now), self.store.unread_by_inbox(now)
+
+    def search(self, view: str, text: str, *, sort: str = "date", limit: int = 50) -> list[StoredThread]:
+        """A view narrowed by a search (words and operators); :class:`QueryError` or ``ValueError`` if it is bad."""
+        return self.store.list_threads(view, text, sort=sort, limit=limit, now=self.clock())
+
+    def stored_threads(self) -> int:
+        """How many threads the store holds in all."""
+        return self.store.count("all", now=self.clock())
+
+    def holds(self, thread_id: str) -> bool:
+        """Whether the thread's messages are in memory already (opened or read ahead)."""
+        return thread_id in self.messages or thread_id in self._ahead
+
+    async def read_ahead(self, thread_id: str) -> None:
+        """Read a thread from the store before it is opened, so that opening it shows it at once."""
+        store = self.store
+        thread, messages = await asyncio.to_thread(lambda: (store.thread(thread_id), store.messages(thread_id)))
+        if thread is None or thread_id in self.messages:  # gone, or opened while it was read
+            return
+        self._ahead[thread_id] = (thread, messages)
+        while len(self._ahead) > READ_AHEAD_KEPT:
+            self._ahead.popitem(last=False)
+
+    async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
+        """The thread and the messages the store (or memory) holds."""
+        ahead_thread, ahead_messages = self._ahead.pop(thread_id, (None, []))
+        thread = ahead_thread or await asyncio.to_thread(self.store.thread, thread_id)
+        messages = self.messages.get(thread_id) or ahead_messages
+        if not messages and thread is not None:
+            messages = await asyncio.to_thread(self.store.messages, thread_id)
+        return thread, messages
+
+    def keep(self, thread_id: str, messages: list[Message]) -> None:
+        """Hold a thread's messages (all of them) and learn the contacts they carry."""
+        self.learn(messages)
+        self.messages[thread_id] = messages
+
+    async def fetch_thread(self, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
+        """The thread's messages from the service, page by page (what has arrived, and whether more follow);
+        stored once all have arrived."""
+        loaded: list[Message] = []
+        client = await self.connect()
+        async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
+            loaded += page.items
+            self.learn(page.items)
+            yield list(loaded), page.has_next_page
+        self.messages[thread_id] = loaded
+        await asyncio.to_thread(
+            self.store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded)
+        )
+
+    def update_message(self, message: Message) -> None:
+        """A message changed (its delivery status): keep the new version where it is held."""
+        thread_id = message.thread_id or ""
+        self._ahead.pop(thread_id, None)
+        held = self.messages.get(thread_id)
+        if held is not None:
+            self.messages[thread_id] = [message if m.id == message.id else m for m in held]
+
+    def learn(self, messages: Sequence[Message]) -> None:
+        """Remember the contacts that messages carry (without replacing one already known)."""
+        for message in messages:
+            contact = message.sender.contact if message.sender else None
+            if contact is not None and contact.id and contact.id not in self.contacts:
+                self.contacts[contact.id] = contact
+
+    async def find_threads(self, words: str, limit: int) -> list[tuple[str, str, datetime | None, str]]:
+        """Threads whose subject has these words, newest first: ``(id, subject, last message, who)``."""
+        query = SearchQuery(columns=[("subject", word) for word in words.split()])
+        if not query.fts():
+            return []
+        rows = await asyncio.to_thread(self.store.list_threads, "all", query, limit=limit, now=self.clock())
+        return [(t.id, t.subject, t.last_message_at, t.who) for t in rows]
+
+    # --- triage (in a thread: these touch the store) ---------------------------------------------------------
+
+    def apply(
+        self, action: Action, ids: Sequence[str], *, on: bool = True, until: datetime | None = None, label: str = ""
+    ) -> Change:
+        """Run a triage action of the registry on ``ids``: one undo step."""
+        store = self.store
+        if action.op == "read":
+            return store.mark_read(ids, read=on)
+        if action.op == "star":
+            return store.star(ids, on=on)
+        if action.op == "done":
+            return store.done(ids, on=on)
+        if action.op == "mute":
+            return store.mute(ids, on=on)
+        if action.op == "snooze":
+            if until is None:
+                raise ValueError("a snooze needs a time")
+            return store.snooze(ids, until)
+        if action.op == "label":
+            return store.label(ids, label, on=on)
+        raise ValueError(f"{action.id} is not a triage action")
+
+    def mark_opened(self, ids: Sequence[str]) -> Change:
+        """An opened thread is read (no undo step: reading is not an action to take back)."""
+        return self.store.mark_read(ids, record=False)
+
+    def undo(self) -> Change | None:
+        return self.store.undo()
+
+    def undo_targets(self) -> list[str]:
+        return self.store.undo_targets()
+
+    # --- contacts -----------------------------------------------------------------------------------------------
+
+    async def all_contacts(self) -> list[Contact]:
+        """Every contact the store has met in synced mail (the API cannot list contacts), and those in memory."""
+        for contact in await asyncio.to_thread(self.store.contacts):
+            if contact.id and contact.id not in self.contacts:
+                self.contacts[contact.id] = contact
+        return list(self.contacts.values())
+
+    async def contact_draft(self, contact_id: str | None) -> Draft | None:
+        return await asyncio.to_thread(self.drafts.load, contact_id) if contact_id else None
+
+    async def discard_draft(self, contact_id: str) -> None:
+        await asyncio.to_thread(self.drafts.discard, contact_id)
+
+    async def save_contact(self, contact_id: str, request: UpdateContact, draft: dict[str, Any]) -> Contact:
+        """Send an edit. On success the new version is kept everywhere (and the draft dropped); if the service
+        refuses the values, :class:`pigeon.api.Invalid` is raised; on any other failure the edit is kept as a draft
+        and :class:`NotSaved` is raised."""
+        from pigeon.api import Invalid
+
+        try:
+            updated = await (await self.connect()).contacts.update(contact_id, request)
+        except Invalid:
+            raise
+        except PigeonError as exc:
+            try:
+                await asyncio.to_thread(self.drafts.save, contact_id, draft, reason=_draft_reason(exc))
+            except OSError as problem:
+                raise NotSaved(exc, f"Could not keep the draft on disk: {problem}") from exc
+            raise NotSaved(exc) from exc
+        await asyncio.to_thread(self.drafts.discard, contact_id)
+        self.contact_changed(updated)
+        await asyncio.to_thread(self.store.put_contact, updated)
+        return updated
+
+    def contact_changed(self, contact: Contact) -> None:
+        if not contact.id:
+            return
+        self.contacts[contact.id] = contact
+        for messages in self.messages.values():
+            for message in messages:
+                if message.sender and message.sender.contact_id == contact.id:
+                    message.sender.contact = contact
+
+    def senders(self, thread: Thread, messages: Sequence[Message]) -> list[Contact]:
+        """The known contacts who wrote a thread, latest first, the account's own inboxes left out."""
+        from pigeon.models import ParticipantRole
+
+        owner = {p.contact_id for p in thread.participants if p.role == ParticipantRole.OWNER}
+        people: dict[str, Contact] = {}
+        for message in reversed(messages):
+            contact_id = message.sender.contact_id if message.sender else None
+            contact = self.contacts.get(contact_id or "") or (message.sender.contact if message.sender else None)
+            if contact is not None and contact.id and contact.id not in owner:
+                people.setdefault(contact.id, contact)
+        return list(people.values())
+
+    # --- the rest of the service ----------------------------------------------------------------------------
+
+    async def create_inbox(self, **fields: Any) -> Inbox:
+        inbox = await (await self.connect()).inboxes.create(**fields)
+        self.inboxes.append(inbox)
+        return inbox
+
+    async def create_webhook(self, **fields: Any) -> WebhookSubscription:
+        return await (await self.connect()).webhooks.create(**fields)
+
+    async def start_live(self, on_event: Callable[[dict[str, Any]], None]) -> bool:
+        """Webhooks when they can work (``True``), else the caller polls every :attr:`poll_interval` seconds."""
+        return await self.live.start(await self.connect(), on_event)
+
+    # --- files ------------------------------------------------------------------------------------------------
+
+    @property
+    def download_dir(self) -> Path:
+        return locations.download_dir()
+
+    async def save_attachment(self, block: ContentBlock, *, overwrite: bool = False) -> Path:
+        """Save into the download folder; ``FileExistsError`` if a file has that name and ``overwrite`` is false."""
+        return await asyncio.to_thread(
+            save_into, self.download_dir, block.filename, attachment_bytes(block), overwrite=overwrite
+        )

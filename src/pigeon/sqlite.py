@@ -1,0 +1,87 @@
+"""One way to open SQLite, shared by the local store and the reference service (neutral: no Textual, no models).
+
+A connection guarded by a lock (SQLite serialises writers anyway), foreign keys on, WAL for files, and a schema
+versioned with ``PRAGMA user_version``: each migration step is one script, committed with its version number or not
+at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+MEMORY = ":memory:"
+
+Params = Sequence[Any] | dict[str, Any]
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer Pigeon."""
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection that any thread may use (callers hold the lock), rows readable by name."""
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 5000")
+    return conn
+
+
+class Database:
+    """A SQLite file (or ``":memory:"``) with its migrations applied."""
+
+    def __init__(self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777) -> None:
+        self.path = str(path)
+        if self.path != MEMORY:
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
+        self._lock = threading.RLock()
+        self._conn = connect(self.path)
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        if self.path != MEMORY:
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._migrate(migrations)
+
+    def _migrate(self, migrations: Sequence[str]) -> None:
+        known = len(migrations)
+        with self._lock:
+            version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > known:
+                raise SchemaTooNew(f"{self.path} has schema version {version}; this Pigeon knows up to {known}")
+            for target in range(version, known):
+                self._conn.executescript(
+                    f"BEGIN IMMEDIATE;\n{migrations[target]}\nPRAGMA user_version = {target + 1};\nCOMMIT;"
+                )
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.rows("PRAGMA user_version")[0][0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        with self._lock:
+            found: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            return found

@@ -1,0 +1,171 @@
+"""The cache of the service's resources: inboxes, threads, messages and contacts, kept as the JSON the service
+sent, with the columns the lists and search need and the full-text index beside them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from pigeon.sqlite import Database
+from pigeon.store.search import index_text
+
+if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
+    from pigeon.models import Contact, Inbox, Message, Thread
+
+
+class UnknownThread(LookupError):
+    """A thread id the store does not have."""
+
+
+def iso(moment: datetime) -> str:
+    """The store's one spelling of a moment: fixed-width UTC, so text order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _wire_time(value: datetime | None) -> str:
+    return iso(value) if value else ""
+
+
+class CacheStore(Database):
+    """What the service said, as of the last sync."""
+
+    def put_inboxes(self, inboxes: Sequence[Inbox]) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM inboxes")
+            conn.executemany(
+                "INSERT INTO inboxes (id, position, data) VALUES (?, ?, ?)",
+                [(i.id, n, json.dumps(i.to_wire())) for n, i in enumerate(inboxes)],
+            )
+
+    def inboxes(self) -> list[Inbox]:
+        from pigeon.models import Inbox
+
+        return [Inbox.model_validate_json(r["data"]) for r in self.rows("SELECT data FROM inboxes ORDER BY position")]
+
+    def put_threads(self, threads: Sequence[Thread]) -> list[str]:
+        """Store the service's thread list; returns the ids whose messages must be fetched (new or moved)."""
+        changed: list[str] = []
+        with self.transaction() as conn:
+            known = {
+                r["id"]: (r["synced_upto"], r["synced_count"])
+                for r in conn.execute("SELECT id, synced_upto, synced_count FROM threads")
+            }
+            for thread in threads:
+                if not thread.id:
+                    continue
+                last = _wire_time(thread.last_message_at)
+                count = thread.message_count or 0
+                conn.execute(
+                    "INSERT INTO threads (id, inbox_id, subject, last_message_at, message_count, data) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
+                    "subject = excluded.subject, last_message_at = excluded.last_message_at, "
+                    "message_count = excluded.message_count, data = excluded.data",
+                    (thread.id, thread.inbox_id, thread.subject or "", last, count, json.dumps(thread.to_wire())),
+                )
+                if known.get(thread.id) != (last, count):
+                    changed.append(thread.id)
+        return changed
+
+    def put_messages(self, thread_id: str, messages: Sequence[Message], *, who: str, recipients: str) -> None:
+        """Store all messages of a thread (replacing what was there), index them, and mark the thread synced."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT last_message_at, message_count FROM threads WHERE id = ?", (thread_id,)
+            ).fetchone()
+            if row is None:
+                raise UnknownThread(thread_id)
+            conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
+            conn.executemany(
+                "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
+                [(m.id or f"{thread_id}:{n}", thread_id, n, json.dumps(m.to_wire())) for n, m in enumerate(messages)],
+            )
+            for message in messages:
+                contact = message.sender.contact if message.sender else None
+                if contact is not None and contact.id:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+                        (contact.id, contact.name, json.dumps(contact.to_wire())),
+                    )
+            attachment = any(b.filename for m in messages for b in m.content_blocks)
+            conn.execute(
+                "UPDATE threads SET who = ?, has_attachment = ?, synced_upto = ?, synced_count = ? WHERE id = ?",
+                (who, int(attachment), row["last_message_at"], row["message_count"], thread_id),
+            )
+            subject = conn.execute("SELECT subject FROM threads WHERE id = ?", (thread_id,)).fetchone()["subject"]
+            conn.execute("DELETE FROM search WHERE thread_id = ?", (thread_id,))
+            conn.execute(
+                "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                (thread_id, subject, who, recipients, index_text(messages)),
+            )
+
+    def put_many(self, items: Iterable[tuple[Thread, Sequence[Message], str, str]]) -> int:
+        """Load many threads with their messages in one transaction (a direct fill: imports, benchmarks).
+
+        Each item is ``(thread, messages, who, recipients)``; returns how many threads were stored.
+        """
+        count = 0
+        with self.transaction() as conn:
+            for thread, messages, who, recipients in items:
+                if not thread.id:
+                    continue
+                last = _wire_time(thread.last_message_at)
+                total = thread.message_count or len(messages)
+                attachment = any(b.filename for m in messages for b in m.content_blocks)
+                conn.execute(
+                    "INSERT OR REPLACE INTO threads (id, inbox_id, subject, who, last_message_at, message_count, "
+                    "has_attachment, synced_upto, synced_count, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        thread.id,
+                        thread.inbox_id,
+                        thread.subject or "",
+                        who,
+                        last,
+                        total,
+                        int(attachment),
+                        last,
+                        total,
+                        json.dumps(thread.to_wire()),
+                    ),
+                )
+                conn.executemany(
+                    "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
+                    [
+                        (m.id or f"{thread.id}:{n}", thread.id, n, json.dumps(m.to_wire()))
+                        for n, m in enumerate(messages)
+                    ],
+                )
+                conn.execute(
+                    "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                    (thread.id, thread.subject or "", who, recipients, index_text(messages)),
+                )
+                count += 1
+        return count
+
+    def messages(self, thread_id: str) -> list[Message]:
+        from pigeon.models import Message
+
+        rows = self.rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
+        return [Message.model_validate_json(r["data"]) for r in rows]
+
+    def put_contact(self, contact: Contact) -> None:
+        """Keep the latest version of a contact (after an edit)."""
+        if not contact.id:
+            return
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+                (contact.id, contact.name, json.dumps(contact.to_wire())),
+            )
+
+    def contacts(self) -> list[Contact]:
+        from pigeon.models import Contact
+
+        return [Contact.model_validate_json(r["data"]) for r in self.rows("SELECT data FROM contacts ORDER BY name")]
+
+    def thread(self, thread_id: str) -> Thread | None:
+        from pigeon.models import Thread
+
+        rows = self.rows("SELECT data FROM threads WHERE id = ?", (thread_id,))
+        return Thread.model_validate_json(rows[0]["data"]) if rows else None

@@ -1,0 +1,39 @@
+"""What "unread", "done", "snoozed", "muted" and "starred" mean, written once as SQL conditions over
+``threads t LEFT JOIN triage tr`` (``:now`` is the current time). Views and search operators use these.
+
+Triage rules, all relative to the thread's ``last_message_at``:
+
+- *unread* until read up to the latest message (a new message makes it unread again);
+- *done* leaves the inbox until a message newer than the moment it was done arrives;
+- *snoozed* leaves the inbox until the snooze is due or a newer message arrives;
+- *muted* leaves the inbox for good (new messages do not bring it back).
+"""
+
+from __future__ import annotations
+
+UNREAD = "(tr.read_upto IS NULL OR t.last_message_at > tr.read_upto)"
+READ = f"(NOT {UNREAD})"
+DONE = "(tr.done_upto IS NOT NULL AND t.last_message_at <= tr.done_upto)"
+SNOOZED = "(tr.snoozed_until IS NOT NULL AND tr.snoozed_until > :now AND t.last_message_at <= tr.snooze_upto)"
+MUTED = "(COALESCE(tr.muted, 0) = 1)"
+STARRED = "(COALESCE(tr.starred, 0) = 1)"
+
+STATES = {"unread": UNREAD, "read": READ, "starred": STARRED, "done": DONE, "snoozed": SNOOZED, "muted": MUTED}
+"""The ``is:`` operator's values."""
+
+VIEW_CONDITIONS = {
+    "inbox": f"NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}",
+    "unread": f"{UNREAD} AND NOT {MUTED}",
+    "starred": STARRED,
+    "snoozed": SNOOZED,
+    "done": DONE,
+    "all": "1",
+}
+VIEWS = tuple(VIEW_CONDITIONS)
+LABEL_VIEW = "label:"
+
+SORTS = {
+    "date": "t.last_message_at DESC, t.id",
+    "sender": "t.who COLLATE NOCASE, t.last_message_at DESC, t.id",  # t.id last: one order, so pages never overlap
+    "subject": "t.subject COLLATE NOCASE, t.last_message_at DESC, t.id",
+}

@@ -1,0 +1,67 @@
+"""The local store's tables: a cache of the service's resources as JSON, with the columns lists and search need;
+triage state, labels and the undo stack beside it; a full-text index. Versioned with ``PRAGMA user_version``."""
+
+from __future__ import annotations
+
+_SCHEMA_V1 = """
+CREATE TABLE inboxes (
+    id        TEXT PRIMARY KEY,
+    position  INTEGER NOT NULL,
+    data      TEXT NOT NULL
+);
+CREATE TABLE threads (
+    id              TEXT PRIMARY KEY,
+    inbox_id        TEXT,
+    subject         TEXT NOT NULL DEFAULT '',
+    who             TEXT NOT NULL DEFAULT '',
+    last_message_at TEXT NOT NULL DEFAULT '',
+    message_count   INTEGER NOT NULL DEFAULT 0,
+    has_attachment  INTEGER NOT NULL DEFAULT 0,
+    synced_upto     TEXT,
+    synced_count    INTEGER,
+    data            TEXT NOT NULL
+);
+CREATE INDEX threads_by_date ON threads (last_message_at DESC, id);
+CREATE INDEX threads_by_inbox ON threads (inbox_id, last_message_at DESC);
+CREATE TABLE messages (
+    id         TEXT PRIMARY KEY,
+    thread_id  TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+    position   INTEGER NOT NULL,
+    data       TEXT NOT NULL
+);
+CREATE INDEX messages_by_thread ON messages (thread_id, position);
+CREATE TABLE contacts (
+    id    TEXT PRIMARY KEY,
+    name  TEXT NOT NULL DEFAULT '',
+    data  TEXT NOT NULL
+);
+CREATE TABLE triage (
+    thread_id      TEXT PRIMARY KEY,
+    read_upto      TEXT,
+    starred        INTEGER NOT NULL DEFAULT 0,
+    done_upto      TEXT,
+    snoozed_until  TEXT,
+    snooze_upto    TEXT,
+    muted          INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE labels (
+    thread_id  TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    PRIMARY KEY (thread_id, label)
+);
+CREATE INDEX labels_by_label ON labels (label);
+CREATE TABLE undo (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    description TEXT NOT NULL,
+    changes     TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE search USING fts5(
+    thread_id UNINDEXED, subject, sender, recipients, body, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+MIGRATIONS: list[str] = [_SCHEMA_V1]
+"""``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)

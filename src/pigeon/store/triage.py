@@ -1,0 +1,170 @@
+"""Pigeon's own triage state (the service has none): read, starred, done, snoozed, muted, labels; and the undo
+stack, kept across restarts. Each change returns what happened (:class:`Change`); the callers word it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pigeon.sqlite import Database
+from pigeon.store.cache import UnknownThread, iso
+
+UNDO_KEEP = 200
+LABEL_MAX = 60
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a triage step did: its kind (``read``, ``star``, ``done``, ``snooze``, ``mute``, ``label``), how many
+    threads, whether it turned the state on or off, and its detail (the label; the snooze's end, ISO 8601)."""
+
+    kind: str
+    count: int
+    on: bool = True
+    detail: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Change:
+        try:
+            data = json.loads(text)
+            return cls(str(data["kind"]), int(data["count"]), bool(data.get("on", True)), str(data.get("detail", "")))
+        except (ValueError, KeyError, TypeError):  # a step recorded as words by an older Pigeon
+            return cls("said", 0, True, text)
+
+
+@dataclass(frozen=True)
+class UndoStep:
+    seq: int
+    change: Change
+
+
+Apply = Callable[[sqlite3.Connection, str, str], None]
+
+
+class TriageStore(Database):
+    """Triage changes, each one undo step."""
+
+    def _snapshot(self, conn: sqlite3.Connection, ids: Iterable[str]) -> list[dict[str, Any]]:
+        snapshot = []
+        for thread_id in ids:
+            row = conn.execute("SELECT * FROM triage WHERE thread_id = ?", (thread_id,)).fetchone()
+            labels = [r["label"] for r in conn.execute("SELECT label FROM labels WHERE thread_id = ?", (thread_id,))]
+            snapshot.append({"thread_id": thread_id, "triage": dict(row) if row else None, "labels": labels})
+        return snapshot
+
+    def _change(self, ids: Sequence[str], change: Change, apply: Apply, *, record: bool = True) -> Change:
+        """Run ``apply(conn, thread_id, last_message_at)`` for each thread, recording one undo step (unless
+        ``record`` is false: opening a thread marks it read without filling the undo stack)."""
+        unique = list(dict.fromkeys(ids))
+        with self.transaction() as conn:
+            known = {
+                r["id"]: r["last_message_at"]
+                for r in conn.execute(
+                    f"SELECT id, last_message_at FROM threads WHERE id IN ({','.join('?' * len(unique))})", unique
+                )
+            }
+            missing = [i for i in unique if i not in known]
+            if missing:
+                raise UnknownThread(", ".join(missing))
+            before = self._snapshot(conn, unique)
+            for thread_id in unique:
+                conn.execute("INSERT OR IGNORE INTO triage (thread_id) VALUES (?)", (thread_id,))
+                apply(conn, thread_id, known[thread_id])
+            if record:
+                conn.execute(
+                    "INSERT INTO undo (description, changes, created_at) VALUES (?, ?, ?)",
+                    (change.to_json(), json.dumps(before), iso(datetime.now(UTC))),
+                )
+                conn.execute(
+                    "DELETE FROM undo WHERE seq NOT IN (SELECT seq FROM undo ORDER BY seq DESC LIMIT ?)", (UNDO_KEEP,)
+                )
+        return change
+
+    def mark_read(self, ids: Sequence[str], read: bool = True, *, record: bool = True) -> Change:
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            conn.execute("UPDATE triage SET read_upto = ? WHERE thread_id = ?", (last if read else None, thread_id))
+
+        return self._change(ids, Change("read", len(set(ids)), read), apply, record=record)
+
+    def star(self, ids: Sequence[str], on: bool = True) -> Change:
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            conn.execute("UPDATE triage SET starred = ? WHERE thread_id = ?", (int(on), thread_id))
+
+        return self._change(ids, Change("star", len(set(ids)), on), apply)
+
+    def done(self, ids: Sequence[str], on: bool = True) -> Change:
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            conn.execute(
+                "UPDATE triage SET done_upto = ?, snoozed_until = NULL, snooze_upto = NULL WHERE thread_id = ?",
+                (last if on else None, thread_id),
+            )
+
+        return self._change(ids, Change("done", len(set(ids)), on), apply)
+
+    def snooze(self, ids: Sequence[str], until: datetime) -> Change:
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            conn.execute(
+                "UPDATE triage SET snoozed_until = ?, snooze_upto = ?, done_upto = NULL WHERE thread_id = ?",
+                (iso(until), last, thread_id),
+            )
+
+        return self._change(ids, Change("snooze", len(set(ids)), True, until.astimezone(UTC).isoformat()), apply)
+
+    def mute(self, ids: Sequence[str], on: bool = True) -> Change:
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            conn.execute("UPDATE triage SET muted = ? WHERE thread_id = ?", (int(on), thread_id))
+
+        return self._change(ids, Change("mute", len(set(ids)), on), apply)
+
+    def label(self, ids: Sequence[str], label: str, on: bool = True) -> Change:
+        label = " ".join(label.split())
+        if not label or len(label) > LABEL_MAX:
+            raise ValueError(f"a label is 1 to {LABEL_MAX} characters")
+
+        def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
+            if on:
+                conn.execute("INSERT OR IGNORE INTO labels (thread_id, label) VALUES (?, ?)", (thread_id, label))
+            else:
+                conn.execute("DELETE FROM labels WHERE thread_id = ? AND label = ?", (thread_id, label))
+
+        return self._change(ids, Change("label", len(set(ids)), on, label), apply)
+
+    def undo_steps(self) -> list[UndoStep]:
+        return [
+            UndoStep(r["seq"], Change.from_json(r["description"]))
+            for r in self.rows("SELECT seq, description FROM undo ORDER BY seq DESC")
+        ]
+
+    def undo_targets(self) -> list[str]:
+        """The threads the next :meth:`undo` changes."""
+        rows = self.rows("SELECT changes FROM undo ORDER BY seq DESC LIMIT 1")
+        return [item["thread_id"] for item in json.loads(rows[0]["changes"])] if rows else []
+
+    def undo(self) -> Change | None:
+        """Undo the last triage step; returns what it had done, or ``None`` when there is nothing to undo."""
+        with self.transaction() as conn:
+            row = conn.execute("SELECT * FROM undo ORDER BY seq DESC LIMIT 1").fetchone()
+            if row is None:
+                return None
+            for item in json.loads(row["changes"]):
+                thread_id = item["thread_id"]
+                conn.execute("DELETE FROM triage WHERE thread_id = ?", (thread_id,))
+                if item["triage"] is not None:
+                    columns = list(item["triage"])
+                    conn.execute(
+                        f"INSERT INTO triage ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                        [item["triage"][c] for c in columns],
+                    )
+                conn.execute("DELETE FROM labels WHERE thread_id = ?", (thread_id,))
+                conn.executemany(
+                    "INSERT INTO labels (thread_id, label) VALUES (?, ?)", [(thread_id, lab) for lab in item["labels"]]
+                )
+            conn.execute("DELETE FROM undo WHERE seq = ?", (row["seq"],))
+        return Change.from_json(str(row["description"]))

@@ -1,0 +1,194 @@
+"""Views of the store as thread lists: a view (inbox, unread, ... or a label), a search, an inbox, a sort; pages of
+rows, counts, and where a thread stands. Counts for the sidebar read on a connection of their own."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pigeon.sqlite import MEMORY, Database, Params, connect
+from pigeon.store.cache import iso
+from pigeon.store.predicates import DONE, LABEL_VIEW, MUTED, SNOOZED, SORTS, UNREAD, VIEW_CONDITIONS, VIEWS
+from pigeon.store.search import SearchQuery, parse_query
+
+
+@dataclass(frozen=True)
+class StoredThread:
+    """One row of a thread list, with its triage state."""
+
+    id: str
+    inbox_id: str | None
+    subject: str
+    who: str
+    last_message_at: datetime | None
+    message_count: int
+    has_attachment: bool
+    unread: bool
+    starred: bool
+    done: bool
+    snoozed_until: datetime | None
+    muted: bool
+    labels: tuple[str, ...]
+
+
+class ViewStore(Database):
+    """Reading the store as lists."""
+
+    def __init__(self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777) -> None:
+        super().__init__(path, migrations, folder_mode=folder_mode)
+        # Counts for the sidebar take a while in a big mailbox (0.1 s at 100,000 threads): they read on a
+        # connection of their own, so the list's reads on the UI's path never wait for them (WAL lets both read).
+        self._counter: sqlite3.Connection | None = None
+        self._counter_lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._counter_lock:
+            if self._counter is not None:
+                self._counter.close()
+        super().close()
+
+    def _counted_rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        """``rows`` on the counting connection (the one connection of a store in memory, which has no other)."""
+        if self.path == MEMORY:
+            return self.rows(sql, params)
+        with self._counter_lock:
+            if self._counter is None:
+                self._counter = connect(self.path)
+                self._counter.execute("PRAGMA query_only = ON")
+            return self._counter.execute(sql, params).fetchall()
+
+    def _where(
+        self, view: str, query: SearchQuery | None, inbox_id: str | None, now: datetime
+    ) -> tuple[str, dict[str, Any]]:
+        if view.startswith(LABEL_VIEW):
+            condition = "EXISTS (SELECT 1 FROM labels l WHERE l.thread_id = t.id AND l.label = :view_label)"
+            params: dict[str, Any] = {"view_label": view.removeprefix(LABEL_VIEW)}
+        elif view in VIEW_CONDITIONS:
+            condition, params = VIEW_CONDITIONS[view], {}
+        else:
+            raise ValueError(f"unknown view {view!r}; views are {', '.join(VIEWS)} and label:NAME")
+        params["now"] = iso(now)
+        parts = [condition]
+        if inbox_id:
+            parts.append("t.inbox_id = :inbox_id")
+            params["inbox_id"] = inbox_id
+        if query is not None:
+            sql, more = query.sql()
+            if sql:
+                parts.append(sql)
+                params |= more
+        return " AND ".join(f"({p})" for p in parts), params
+
+    def count(
+        self,
+        view: str = "inbox",
+        query: str | SearchQuery | None = None,
+        *,
+        inbox_id: str | None = None,
+        now: datetime | None = None,
+        among: Sequence[str] | None = None,
+    ) -> int:
+        """How many threads a view holds (of ``among`` alone, if given: a lookup by id each)."""
+        parsed = parse_query(query) if isinstance(query, str) else query
+        where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
+        if among is not None:
+            names = [f":among{n}" for n in range(len(among))]
+            where = f"t.id IN ({', '.join(names) or 'NULL'}) AND ({where})"
+            params |= {name[1:]: thread_id for name, thread_id in zip(names, among, strict=True)}
+        sql = f"SELECT COUNT(*) FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
+        return int(self.rows(sql, params)[0][0])
+
+    def list_threads(
+        self,
+        view: str = "inbox",
+        query: str | SearchQuery | None = None,
+        *,
+        inbox_id: str | None = None,
+        sort: str = "date",
+        offset: int = 0,
+        limit: int = 100,
+        now: datetime | None = None,
+    ) -> list[StoredThread]:
+        """One page of a view, newest first (or by sender or subject)."""
+        moment = now or datetime.now(UTC)
+        parsed = parse_query(query) if isinstance(query, str) else query
+        where, params = self._where(view, parsed, inbox_id, moment)
+        order = SORTS.get(sort)
+        if order is None:
+            raise ValueError(f"unknown sort {sort!r}; sorts are {', '.join(SORTS)}")
+        sql = (
+            "SELECT t.*, tr.read_upto, tr.starred, tr.done_upto, tr.snoozed_until, tr.snooze_upto, tr.muted, "
+            "(SELECT group_concat(label, char(31)) FROM labels l WHERE l.thread_id = t.id) AS label_list, "
+            f"{UNREAD} AS is_unread, {DONE} AS is_done, {SNOOZED} AS is_snoozed "
+            f"FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where} ORDER BY {order} "
+            "LIMIT :limit OFFSET :offset"
+        )
+        rows = self.rows(sql, params | {"limit": limit, "offset": offset})
+        return [self._stored(r) for r in rows]
+
+    def position(
+        self,
+        thread_id: str,
+        view: str = "inbox",
+        query: str | SearchQuery | None = None,
+        *,
+        inbox_id: str | None = None,
+        sort: str = "date",
+        now: datetime | None = None,
+    ) -> int | None:
+        """Where thread ``thread_id`` is in a view as :meth:`list` orders it (0 is first), or None if it is not in
+        it. Whether it is in the view is one lookup by id; only then is the view ranked."""
+        parsed = parse_query(query) if isinstance(query, str) else query
+        where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
+        order = SORTS.get(sort)
+        if order is None:
+            raise ValueError(f"unknown sort {sort!r}; sorts are {', '.join(SORTS)}")
+        params = params | {"thread_id": thread_id}
+        joined = "FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id"
+        if not self.rows(f"SELECT 1 {joined} WHERE t.id = :thread_id AND ({where})", params):
+            return None
+        ranked = f"SELECT t.id AS id, ROW_NUMBER() OVER (ORDER BY {order}) - 1 AS n {joined} WHERE {where}"
+        rows = self.rows(f"SELECT n FROM ({ranked}) WHERE id = :thread_id", params)
+        return int(rows[0][0]) if rows else None
+
+    def _stored(self, row: sqlite3.Row) -> StoredThread:
+        return StoredThread(
+            id=row["id"],
+            inbox_id=row["inbox_id"],
+            subject=row["subject"],
+            who=row["who"],
+            last_message_at=datetime.fromisoformat(row["last_message_at"]) if row["last_message_at"] else None,
+            message_count=row["message_count"],
+            has_attachment=bool(row["has_attachment"]),
+            unread=bool(row["is_unread"]),
+            starred=bool(row["starred"]),
+            done=bool(row["is_done"]),
+            snoozed_until=datetime.fromisoformat(row["snoozed_until"]) if row["is_snoozed"] else None,
+            muted=bool(row["muted"]),
+            labels=tuple(sorted(row["label_list"].split("\x1f"))) if row["label_list"] else (),
+        )
+
+    def view_counts(self, now: datetime | None = None) -> dict[str, int]:
+        """How many threads each view holds, labels included (``label:NAME``), read on the counting connection."""
+        moment = now or datetime.now(UTC)
+        counts: dict[str, int] = {}
+        for view in VIEWS:
+            where, params = self._where(view, None, None, moment)
+            sql = f"SELECT COUNT(*) FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
+            counts[view] = int(self._counted_rows(sql, params)[0][0])
+        for row in self._counted_rows("SELECT label, COUNT(*) AS n FROM labels GROUP BY label ORDER BY label"):
+            counts[f"label:{row['label']}"] = row["n"]
+        return counts
+
+    def unread_by_inbox(self, now: datetime | None = None) -> dict[str, int]:
+        """Unread threads per inbox (muted ones left out), read on the counting connection."""
+        rows = self._counted_rows(
+            f"SELECT t.inbox_id, COUNT(*) AS n FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id "
+            f"WHERE {UNREAD} AND NOT {MUTED} GROUP BY t.inbox_id"
+        )
+        return {r["inbox_id"]: r["n"] for r in rows}

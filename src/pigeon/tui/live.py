@@ -1,0 +1,125 @@
+"""Keeping the mail screen fresh: a sync when it opens and on refresh (with progress), then new mail as it
+arrives: verified webhook events when the service runs on this machine, else a check every ``poll_interval``
+seconds. New mail is announced and the list follows a moment later (several events in a row make one sync); a
+changed message is shown in place."""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from pigeon.api import PigeonError
+from pigeon.core.live import parse_event
+from pigeon.sanitize import clean_line
+from pigeon.tui.messages import LiveEvent, Offline
+from pigeon.tui.render import sender_name
+from pigeon.tui.screens.main_reading import Reading
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+
+LIVE_DEBOUNCE = 0.3
+PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
+PROGRESS_LIST_DELAY = 0.5  # a first sync shows the threads stored so far after this long
+
+
+class LiveUpdates(Reading):
+    """The mail screen's freshness (on top of its reader and list)."""
+
+    synced: bool
+    offline: bool
+    live_mode: str
+    _live_started: bool
+    _live_timer: Timer | None
+    _progress_timer: Timer | None
+
+    def action_refresh(self) -> None:
+        self.refresh_mail()
+
+    def refresh_mail(self) -> None:
+        threads = self.query_one(ThreadList)
+        if not len(threads.source):
+            threads.loading = True
+        self.set_status(Content.styled("Checking for mail…", "italic"))
+        self.load_mail()
+
+    @work(exclusive=True, group="load", exit_on_error=False, description="loading your mail")
+    async def load_mail(self) -> None:
+        """Sync the store with the service (only what changed), showing progress as threads arrive."""
+        last_shown = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last_shown
+            if done < total and time.monotonic() - last_shown < PROGRESS_INTERVAL:
+                return  # a big first sync reports every thread: the list is drawn a few times a second, no more
+            last_shown = time.monotonic()
+            self.set_status(Content.styled(f"Syncing {done} of {total}…", "italic"))
+            if self._progress_timer is None:
+                self._progress_timer = self.set_timer(PROGRESS_LIST_DELAY, self._progress_refresh)
+
+        try:
+            report = await self.core.sync(on_progress=progress)
+        except PigeonError:
+            self.show_threads()  # the threads saved before the failure (the thread list comes first) are listed
+            self.set_status(Content.styled("Could not check for mail · r to retry", "$warning"))
+            raise
+        finally:
+            self.query_one(ThreadList).loading = False
+            if self._progress_timer is not None:  # the list is shown whole now: no progress view after it
+                self._progress_timer.stop()
+                self._progress_timer = None
+        self.set_offline(False)
+        self.synced = True
+        self.show_threads()
+        reader = self.query_one(Reader)
+        if reader.thread is not None and reader.thread.id in report.changed:
+            self.load_thread(reader.thread.id or "", mark_read=self.focused is reader)
+        if self.core.live_wanted and not self._live_started:
+            self._live_started = True
+            self.start_live()
+
+    def _progress_refresh(self) -> None:
+        self._progress_timer = None
+        self.show_threads()
+
+    def set_offline(self, offline: bool) -> None:
+        """The banner that says the service cannot be reached (and that what was loaded stays readable)."""
+        self.offline = offline
+        banner = self.query_one("#offline", Static)
+        banner.set_class(offline, "shown")
+        if offline:
+            text = f"Offline: cannot reach {self.core.service_url}. What was loaded stays readable. Press r to retry."
+            banner.update(Content.styled(clean_line(text), "bold"))
+
+    def on_offline(self, event: Offline) -> None:
+        self.set_offline(True)
+
+    @work(exclusive=True, group="live", exit_on_error=False, description="starting live updates")
+    async def start_live(self) -> None:
+        if await self.core.start_live(lambda data: self.post_message(LiveEvent(data))):
+            self.live_mode = "live"
+        else:
+            self.live_mode = f"checking every {self.core.poll_interval:.0f} s"
+            self.set_interval(self.core.poll_interval, self.load_mail)
+        self.update_status()
+
+    def on_live_event(self, event: LiveEvent) -> None:
+        from pigeon.models import MessageDirection
+
+        parsed = parse_event(event.data)
+        if parsed is None:
+            return
+        message = parsed.message
+        if not parsed.created:
+            self.show_message(message)
+            return
+        if message.direction != MessageDirection.OUTBOUND:
+            who = clean_line(sender_name(message, self.core.contacts), limit=40)
+            what = clean_line(message.subject or "(no subject)", limit=60)
+            self.notify(f"{who}: {what}", title="New mail", timeout=4, markup=False)
+        if self._live_timer is not None:
+            self._live_timer.stop()
+        self._live_timer = self.set_timer(LIVE_DEBOUNCE, self.load_mail)

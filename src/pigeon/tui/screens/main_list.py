@@ -1,0 +1,171 @@
+"""The mail screen's thread list: which threads it shows (view, inbox, search, sort), the sidebar's counts, the
+status line, and swapping in a new list after a change without the UI waiting on the store."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from textual import work
+from textual.content import Content
+from textual.screen import Screen
+
+from pigeon.core.listing import Listing
+from pigeon.core.mail import MailCore
+from pigeon.sanitize import clean_line
+from pigeon.store.search import QueryError, parse_query
+from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.thread_list import ThreadList
+
+SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
+
+
+class MailList(Screen[None]):
+    """Mixed into the mail screen: its list of threads."""
+
+    core: MailCore
+    view: str
+    inbox_id: str | None
+    sort: str
+    filter_text: str
+    selected: set[str]
+    live_mode: str
+    label_views: list[str]
+    _sidebar_shown: Any
+    _status: Content
+    _list_version: int  # counts the lists shown: a search that ends after a newer list is dropped
+
+    def show_threads(self, *, keep: bool = True) -> None:
+        """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
+        on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
+        worker (in a big mailbox its first letters match most of it)."""
+        try:
+            query = parse_query(self.filter_text)
+        except QueryError as exc:
+            self.set_status(Content.styled(clean_line(str(exc)), "$warning"))
+            return
+        self._list_version += 1
+        make = functools.partial(
+            self.core.listing,
+            view=self.view,
+            query=query,
+            inbox_id=self.inbox_id,
+            sort=self.sort,
+            selected=self.selected.__contains__,
+        )
+        if query.fts():
+            self.set_status(Content.styled("Searching…", "italic"))
+            self.search(make, self._list_version, keep=keep)
+        else:
+            self._show_source(make(), cursor=None if keep else 0)
+
+    @work(exclusive=True, group="search", exit_on_error=False, description="searching")
+    async def search(self, make: Callable[[], Listing], version: int, *, keep: bool) -> None:
+        await asyncio.sleep(SEARCH_DELAY)  # typing on: this search is replaced before it reads anything
+        thread_list = self.query_one(ThreadList)
+        current = thread_list.current if keep and len(thread_list.source) else None
+        near = thread_list.cursor if keep else 0
+
+        def read() -> tuple[Listing, int | None]:
+            source = make()
+            if len(source) and version == self._list_version:  # (a newer list makes the rest moot)
+                source.stored(0)  # the first page of rows, and where the cursor's thread went: both off the UI's path
+            found = ThreadList.find(source, current.id, near=near) if current else None
+            return source, found
+
+        source, found = await asyncio.to_thread(read)
+        if version == self._list_version:  # nothing newer was shown meanwhile
+            self._show_source(source, cursor=found if found is not None else near)
+
+    def _show_source(self, source: Listing, *, cursor: int | None = None) -> None:
+        thread_list = self.query_one(ThreadList)
+        if cursor is not None:
+            thread_list.set_source(source, cursor=cursor)
+        else:
+            current = thread_list.current if len(thread_list.source) else None
+            thread_list.set_source(source, keep=current.id if current else None)
+        self.update_status(len(source))
+        self.refresh_sidebar()
+
+    @work(exclusive=True, group="sidebar", exit_on_error=False, description="counting the views")
+    async def refresh_sidebar(self) -> None:
+        """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while)."""
+        counts, unread = await asyncio.to_thread(self.core.view_counts)
+        self.label_views = [view for view in counts if view.startswith("label:")]
+        selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
+        inboxes = self.core.inboxes
+        shown = (counts, [i.id for i in inboxes], unread, selected)
+        if shown == self._sidebar_shown:  # nothing changed: no relayout
+            return
+        self._sidebar_shown = shown
+        self.query_one(InboxList).show_sidebar(counts, inboxes, unread, selected)
+
+    def update_status(self, shown: int | None = None) -> None:
+        thread_list = self.query_one(ThreadList)
+        shown = len(thread_list.source) if shown is None else shown
+        parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
+        if self.filter_text:
+            parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"')
+        if self.selected:
+            parts.append(f"{len(self.selected)} selected")
+        if self.sort != "date":
+            parts.append(f"by {self.sort}")
+        if self.live_mode:
+            parts.append(self.live_mode)
+        self.set_status(Content.styled(" · ".join(parts), "dim"))
+
+    def set_status(self, status: Content) -> None:
+        """The list's status line: its count, filter and sort, or what is going on (in the list's bottom border)."""
+        shown = self._status  # (Content's == compares the text alone: a warning may share a plain status's words)
+        if status.plain != shown.plain or status.spans != shown.spans:  # the list is drawn again: only on a change
+            self._status = status
+            self.query_one(ThreadList).border_subtitle = status
+
+    @property
+    def status(self) -> str:
+        """The list's status line, as plain text."""
+        return self._status.plain
+
+    def targets(self) -> list[str]:
+        """The selected threads, or else the one under the cursor."""
+        if self.selected:
+            return sorted(self.selected)
+        current = self.query_one(ThreadList).current
+        return [current.id] if current else []
+
+    async def change_list(
+        self, targets: list[str] | Callable[[], list[str]], change: Callable[[list[str]], Any]
+    ) -> Any:
+        """Run ``change`` on threads ``targets`` (or those a function of them names) in a thread, then show the
+        list as it is now. The new list is made in that thread too, counted from the old one (how many of the
+        threads the view held before and holds after), with its screen of rows read and the cursor's thread
+        found: the UI only swaps it in."""
+        thread_list = self.query_one(ThreadList)
+        old = thread_list.source
+        version = self._list_version
+        current = thread_list.current if len(old) else None
+        near, shown = thread_list.cursor, thread_list.visible_range()
+
+        def run() -> tuple[Any, Listing | None, int | None]:
+            ids = targets() if callable(targets) else targets
+            if not isinstance(old, Listing):
+                return change(ids), None, None
+            before = old.members(ids)
+            result = change(ids)
+            fresh = old.changed(old.members(ids) - before)
+            fresh.prefetch(shown)
+            found = ThreadList.find(fresh, current.id, near=near) if current else None
+            return result, fresh, found
+
+        result, fresh, found = await asyncio.to_thread(run)
+        if fresh is not None and version == self._list_version:  # the list is still the one this changed
+            self._list_version += 1
+            if thread_list.cursor == near:
+                self._show_source(fresh, cursor=found if found is not None else near)
+            else:  # a key moved the cursor meanwhile: keep the thread it is on now
+                self._show_source(fresh)
+        else:
+            self.show_threads()
+        return result

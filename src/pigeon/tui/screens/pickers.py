@@ -1,0 +1,62 @@
+"""Pickers of the triage actions: when a snooze ends, and which label to add or remove. Each is a modal that
+dismisses with its answer (or ``None``); a typed time that cannot be read keeps the dialog open with the reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from pigeon.core.snooze import parse_when, presets
+from pigeon.sanitize import clean_line
+
+TYPED = "typed"
+
+
+class SnoozePicker(ModalScreen[datetime | None]):
+    """Later today, tomorrow morning, next week, or a typed time."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="snooze.cancel")]
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        super().__init__()
+        self.now = now
+        self.choices = presets(now())
+
+    def compose(self) -> ComposeResult:
+        options = [
+            Option(Content(f"{label}  ({when:%a %d %b %H:%M})"), id=str(n))
+            for n, (label, when) in enumerate(self.choices)
+        ]
+        with Vertical(classes="dialog"):
+            yield Static(Content.styled("Snooze until…", "bold"), markup=False)
+            yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
+            yield Input(placeholder="2026-11-23 09:00, or later / tomorrow / next-week", id="answer", classes="hidden")
+            yield Static("", id="snooze-error", markup=False)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == TYPED:
+            box = self.query_one("#answer", Input)
+            box.remove_class("hidden")
+            box.focus()
+        else:
+            self.dismiss(self.choices[int(event.option.id or 0)][1])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        try:
+            when = parse_when(event.value, self.now())
+        except ValueError as exc:
+            self.query_one("#snooze-error", Static).update(Content.styled(clean_line(str(exc)), "$warning"))
+            return
+        self.dismiss(when)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,244 @@
+"""The scenes of the app that the README shows: the demo data at a fixed size and a fixed time.
+
+They drive the snapshot tests (tests/tui/test_snapshots.py), and ``scripts/screenshots.py`` renders them into
+screenshots/*.svg, so what the README shows is what the tests check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+from textual.command import CommandList
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from pigeon.api import PigeonClient
+from pigeon.config import Config, UIConfig, load_config
+from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.run import demo_database
+from pigeon.store.mailstore import MailStore
+from pigeon.tui.app import PigeonApp, make_app
+from pigeon.tui.screens.contacts.book import ContactBook
+from pigeon.tui.screens.contacts.editor import ContactEditor
+from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+
+SIZE = (160, 45)
+NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+SEED = 20261120
+THREADS = 120
+BASE = "http://demo.pigeon"
+INBOX_NAMES = ("You", "Team", "Billing", "Alerts (old)")
+OUT = Path(__file__).resolve().parent.parent / "screenshots"
+
+
+def frozen_clock() -> datetime:
+    return NOW
+
+
+def scene_app(*, logged_in: bool = True) -> PigeonApp:
+    """The app on a fresh, seeded demo service reached in-process; nothing is read from or written to disk."""
+    db, token = demo_database(threads=THREADS, seed=SEED, now=NOW)
+    service = create_app(db, ServerSettings(deliver_webhooks=False))
+
+    def factory(base_url: str, value: str) -> PigeonClient:
+        return PigeonClient(base_url, value, http_client=httpx.AsyncClient(transport=httpx.ASGITransport(app=service)))
+
+    base = load_config(base_url=BASE)
+    config = Config(base.path, base.profile, BASE, "screenshots", UIConfig(), base.settings)
+    return make_app(
+        config,
+        token=token if logged_in else None,
+        client_factory=factory,
+        remember_token=False,
+        save_settings=False,
+        clock=frozen_clock,
+        store=MailStore(":memory:"),
+    )
+
+
+async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, rounds: int = 300) -> None:
+    app = pilot.app
+    for _ in range(rounds):
+        with contextlib.suppress(
+            WorkerFailed, WorkerCancelled
+        ):  # failures are reported by the app; replaced workers are cancelled
+            await app.workers.wait_for_complete()
+        await pilot.pause()
+        if until():
+            return
+    raise RuntimeError("the scene did not settle")
+
+
+async def mail_loaded(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    screen = app.screen
+    await settle(pilot, lambda: getattr(screen, "synced", False))
+    await settle(pilot)
+
+
+async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    threads = app.screen.query_one(ThreadList)
+    wanted = pick(app)
+    threads.cursor = next(i for i in range(len(threads.source)) if threads.source.row(i).id == wanted)
+    await pilot.press("enter")
+    reader = app.screen.query_one(Reader)
+    await settle(pilot, lambda: bool(reader.messages) and not reader.progress)
+    # Opening marks the thread read just after its messages are painted: wait for that, and for the counts.
+    await settle(pilot, lambda: threads.current is not None and not threads.current.unread)
+    await settle(pilot)
+
+
+def longest_conversation(app: PigeonApp) -> str:
+    return max(app.core.store.list_threads("all", limit=30, now=NOW), key=lambda t: t.message_count).id
+
+
+def newsletter(app: PigeonApp) -> str:
+    for thread in app.core.store.list_threads("all", limit=40, now=NOW):
+        if any(b.mime_type == "text/html" for m in app.core.store.messages(thread.id) for b in m.content_blocks):
+            return thread.id
+    raise LookupError("no newsletter among the newest threads")
+
+
+async def main_view(pilot: Pilot) -> None:
+    await open_thread(pilot, longest_conversation)
+
+
+async def reader_html(pilot: Pilot) -> None:
+    await open_thread(pilot, newsletter)
+
+
+async def help_screen(pilot: Pilot) -> None:
+    await mail_loaded(pilot)
+    await pilot.press("question_mark")
+    await pilot.pause()
+
+
+async def palette(pilot: Pilot) -> None:
+    await mail_loaded(pilot)
+    await pilot.press("ctrl+p", *"inbox")
+
+    seen = [-1]
+
+    def searched() -> bool:  # the palette searches in the background: wait for its answer to stop growing
+        screen = pilot.app.screen
+        found = screen.query(CommandList)
+        busy = bool(screen.query("LoadingIndicator.--visible"))
+        count = found.first().option_count if found else -1
+        done = not busy and count >= len(INBOX_NAMES) and count == seen[0]
+        seen[0] = count
+        return done
+
+    await settle(pilot, searched)
+
+
+async def login(pilot: Pilot) -> None:
+    await settle(pilot)
+    for box in pilot.app.screen.query("Input"):
+        box.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+async def contacts(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    await pilot.press("b")
+    await settle(pilot, lambda: isinstance(app.screen, ContactBook) and len(app.screen.shown) > 40)
+    await settle(pilot)
+    app.screen.query_one(DataTable).move_cursor(row=2)
+    await pilot.pause()
+
+
+async def editor_error(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await open_thread(pilot, longest_conversation)
+    await pilot.press("c")
+    await settle(pilot, lambda: isinstance(app.screen, ContactEditor))
+    editor = app.screen
+    editor.query(".entry-value").first(Input).value = "not-an-address"
+    for box in editor.query(Input):
+        box.cursor_blink = False
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+async def create_inbox(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    app.action_create_inbox()
+    await settle(pilot, lambda: isinstance(app.screen, CreateInboxDialog))
+    app.screen.query_one("#email", Input).value = "sales@pigeon.example"
+    for box in app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+async def create_webhook(pilot: Pilot) -> None:
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    app.action_create_webhook()
+    await settle(pilot, lambda: isinstance(app.screen, CreateWebhookDialog))
+    app.screen.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
+    for box in app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+async def triaged(pilot: Pilot) -> None:
+    """Some threads starred, done, labelled and snoozed, three selected: the views and their counts."""
+    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    await mail_loaded(pilot)
+    threads = [t.id for t in app.core.store.list_threads("all", limit=12, now=NOW)]
+    app.core.store.star(threads[0:3])
+    app.core.store.done(threads[3:6])
+    app.core.store.label(threads[0:2] + threads[6:8], "clients")
+    app.core.store.snooze(threads[8:9], NOW + timedelta(days=1))
+    app.core.store.mark_read(threads[9:12])
+    screen: MainScreen = app.screen  # type: ignore[assignment]
+    screen.show_threads()
+    await settle(pilot)
+    await pilot.press("j", "x", "J", "J")
+    await settle(pilot)
+
+
+@dataclass(frozen=True)
+class Scene:
+    run_before: Callable[[Pilot], Awaitable[None]]
+    logged_in: bool = True
+    size: tuple[int, int] = SIZE
+
+
+SCENES: dict[str, Scene] = {
+    "main": Scene(main_view),
+    "reader-html": Scene(reader_html),
+    "help": Scene(help_screen),
+    "palette": Scene(palette),
+    "login": Scene(login, logged_in=False),
+    "narrow": Scene(main_view, size=(110, 40)),
+    "triage": Scene(triaged),
+    "contacts": Scene(contacts),
+    "contact-editor": Scene(editor_error),
+    "create-inbox": Scene(create_inbox),
+    "create-webhook": Scene(create_webhook),
+}
+
+
+async def render(name: str, scene: Scene, folder: Path = OUT) -> Path:
+    """The scene as ``folder/<name>.svg``."""
+    app = scene_app(logged_in=scene.logged_in)
+    async with app.run_test(size=scene.size) as pilot:
+        await scene.run_before(pilot)
+        folder.mkdir(exist_ok=True)  # noqa: ASYNC240  (a script, once)
+        path = folder / f"{name}.svg"
+        app.save_screenshot(filename=path.name, path=str(folder))
+    return path
