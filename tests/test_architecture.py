@@ -1,4 +1,5 @@
-"""The arrows point one way: tui -> store/api -> models; server -> models. Textual stays in tui/."""
+"""The arrows point one way: tui/cli -> core -> store/api -> models; server -> models (and neutral helpers).
+Textual stays in tui/; no module imports the App but the entry points; no import cycle; rooms under 400 lines."""
 
 from __future__ import annotations
 
@@ -8,16 +9,42 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "pigeon"
+ROOM_LIMIT = 400
+NEUTRAL = ("pigeon.sanitize", "pigeon.htmltext", "pigeon.sqlite", "pigeon.files")
+"""Helpers of no layer: any layer may use them, and they use no other part of Pigeon."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_in(source: str, package: str) -> set[str]:
+    """Every module ``source`` (of ``package``) imports, type-only imports and imports inside functions included;
+    ``from a import b`` names both ``a`` and ``a.b`` (b may be a module)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
 
 
 def imports_of(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    return imports_in(path.read_text(), package)
+
+
+def own_imports(path: Path) -> set[str]:
+    known = {module_name(p) for p in SRC.rglob("*.py")}
+    return {n for n in imports_of(path) if n in known and n != module_name(path)}
 
 
 def modules(*, outside: str | None = None, inside: str | None = None) -> list[Path]:
@@ -29,36 +56,110 @@ def modules(*, outside: str | None = None, inside: str | None = None) -> list[Pa
     return found
 
 
+def named(path: Path) -> str:
+    return str(path.relative_to(SRC))
+
+
 def test_the_source_tree_is_where_the_tests_look() -> None:
-    assert (SRC / "models.py").is_file()
-    assert len(modules()) >= 8
+    assert (SRC / "models" / "__init__.py").is_file()
+    assert (SRC / "core" / "mail.py").is_file()
+    assert len(modules()) >= 40
 
 
-@pytest.mark.parametrize("path", modules(outside="tui"), ids=lambda p: str(p.relative_to(SRC)))
+@pytest.mark.parametrize("path", modules(outside="tui"), ids=named)
 def test_textual_is_only_imported_in_tui(path: Path) -> None:
     bad = {name for name in imports_of(path) if name.split(".")[0] in {"textual", "rich"}}
-    assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+    assert not bad, f"{named(path)} imports {bad}"
 
 
-@pytest.mark.parametrize("path", modules(inside="models.py") + modules(inside="api"), ids=lambda p: p.name)
-def test_models_and_api_do_not_reach_up(path: Path) -> None:
-    bad = {n for n in imports_of(path) if n.startswith(("pigeon.tui", "pigeon.store", "pigeon.server", "pigeon.cli"))}
-    assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+def _layer_breaches(layer: str, allowed: tuple[str, ...]) -> dict[str, set[str]]:
+    breaches = {}
+    for path in modules(inside=layer):
+        bad = {n for n in own_imports(path) if not n.startswith((*allowed, *NEUTRAL, f"pigeon.{layer}"))}
+        bad.discard("pigeon")
+        if bad:
+            breaches[named(path)] = bad
+    return breaches
 
 
-def test_the_server_imports_only_models_from_pigeon() -> None:
-    server = modules(inside="server")
-    assert len(server) >= 6
-    for path in server:
-        own = {n for n in imports_of(path) if n == "pigeon" or n.startswith("pigeon.")}
-        bad = {n for n in own if not n.startswith(("pigeon.models", "pigeon.server"))}
-        assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+def test_models_import_nothing_of_pigeon_but_themselves() -> None:
+    assert _layer_breaches("models", ()) == {}
 
 
-def test_the_store_imports_neither_the_ui_nor_the_network() -> None:
-    store = modules(inside="store")
-    assert len(store) >= 5
-    for path in store:
-        own = {n for n in imports_of(path) if n == "pigeon" or n.startswith("pigeon.")}
-        bad = {n for n in own if n.startswith(("pigeon.tui", "pigeon.server", "pigeon.api", "pigeon.cli"))}
-        assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+def test_the_api_stands_on_the_models_alone() -> None:
+    assert _layer_breaches("api", ("pigeon.models",)) == {}
+
+
+def test_the_store_imports_neither_the_ui_nor_the_network_nor_the_core() -> None:
+    assert _layer_breaches("store", ("pigeon.models", "pigeon.locations")) == {}
+
+
+def test_the_server_imports_only_models_and_neutral_helpers() -> None:
+    assert len(modules(inside="server")) >= 10
+    assert _layer_breaches("server", ("pigeon.models",)) == {}
+
+
+def test_the_core_stands_on_store_api_and_settings() -> None:
+    allowed = ("pigeon.store", "pigeon.api", "pigeon.models", "pigeon.config", "pigeon.credentials", "pigeon.locations")
+    assert _layer_breaches("core", allowed) == {}
+
+
+@pytest.mark.parametrize("layer", ["tui", "cli"])
+def test_screens_and_commands_reach_the_store_and_the_service_only_through_the_core(layer: str) -> None:
+    below = ("pigeon.store", "pigeon.api")
+    found = {named(p): {n for n in own_imports(p) if n.startswith(below)} for p in modules(inside=layer)}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_only_the_entry_points_import_the_app() -> None:
+    entry_points = {"cli/serve.py", "tui/app.py"}
+    importers = {named(p) for p in modules() if "pigeon.tui.app" in own_imports(p)}
+    assert importers <= entry_points - {"tui/app.py"}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` (module -> modules it imports), or None."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return None
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_there_is_no_import_cycle() -> None:
+    graph = {module_name(p): own_imports(p) for p in modules()}
+    # A package's __init__ importing its own modules is how a package re-exports; it is not a cycle of design.
+    graph = {m: {n for n in deps if not n.startswith(m + ".")} for m, deps in graph.items()}
+    cycle = find_cycle(graph)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+@pytest.mark.parametrize("path", modules(), ids=named)
+def test_each_room_holds_one_purpose_under_400_lines(path: Path) -> None:
+    lines = len(path.read_text().splitlines())
+    assert lines <= ROOM_LIMIT, f"{named(path)} has {lines} lines"
+
+
+def test_type_only_and_relative_imports_are_seen() -> None:
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pigeon.tui.app import PigeonApp\n"
+    assert "pigeon.tui.app" in imports_in(source, "pigeon.core")
+    assert "pigeon.store.cache" in imports_in("from ..store import cache\n", "pigeon.core")

@@ -361,3 +361,34 @@ async def test_fts_syntax_in_a_query_never_raises(store: MailStore, query: str) 
 def test_bad_operator_values_are_clear_errors(query: str, complaint: str) -> None:
     with pytest.raises(QueryError, match=complaint):
         parse_query(query)
+
+
+async def test_a_sync_that_fails_stops_fetching_the_other_threads(tmp_path: Path, service: Service) -> None:
+    import asyncio
+
+    from pigeon.api import ServerError
+
+    held = asyncio.Event()  # the other threads' fetches wait here: without cancelling, they would wait for ever
+    failed_once = False
+
+    class Failing(httpx.AsyncBaseTransport):
+        inner = httpx.ASGITransport(app=service.app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            nonlocal failed_once
+            if request.url.path == "/v1/messages":
+                if not failed_once:
+                    failed_once = True
+                    return httpx.Response(500, json={"title": "Internal Server Error", "status": 500})
+                await held.wait()
+            return await self.inner.handle_async_request(request)
+
+    reported: list[int] = []
+    async with PigeonClient(
+        "http://s.test", service.alice.token, http_client=httpx.AsyncClient(transport=Failing()), max_retries=0
+    ) as client:
+        with pytest.raises(ServerError):
+            await sync(client, MailStore(tmp_path / "s.sqlite3"), on_progress=lambda done, total: reported.append(done))
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        assert not [t for t in others if "fetch" in repr(t.get_coro())]  # none left behind to report or write
+    assert reported == []

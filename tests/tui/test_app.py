@@ -51,8 +51,11 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
         screen.select_inbox(team.id or "")  # what the palette's "Go to inbox" runs
         await settle(pilot, app)
         assert 0 < len(threads.source) < 25
-        in_team = {t.id for t in service.db.list_threads(service.alice.id, page_size=100, page_token=None)[0]
-                   if t.inbox_id == team.id}
+        in_team = {
+            t.id
+            for t in service.db.list_threads(service.alice.id, page_size=100, page_token=None)[0]
+            if t.inbox_id == team.id
+        }
         assert all(threads.source.row(i).id in in_team for i in range(len(threads.source)))
         await pilot.press("j", "enter")
         reader = app.screen.query_one(Reader)

@@ -345,5 +345,4 @@ async def test_dialog_metadata_must_be_a_json_object(service: Service) -> None:
         await settle(pilot, app)
         assert isinstance(app.screen, CreateWebhookDialog)
         assert "JSON object" in str(dialog.query_one("#metadata-error", Label).visual.plain)  # type: ignore[union-attr]
-    assert service.db.deliveries  # the service is untouched: no subscription was created
-    assert not service.db._rows("SELECT 1 FROM webhooks")
+    assert not service.db.rows("SELECT 1 FROM webhooks")  # the service is untouched: no subscription was created

@@ -166,9 +166,7 @@ async def test_delivery_status_events_update_the_badges(service: Service) -> Non
         target = reader.messages[-1]
         sent = target.model_copy(update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"})
         screen: MainScreen = app.screen  # type: ignore[assignment]
-        screen.post_message(
-            LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}})
-        )
+        screen.post_message(LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}}))
         await settle(pilot, app, lambda: "[FAILED]" in reader.text)
 
 

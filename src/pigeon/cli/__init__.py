@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pigeon import credentials
-from pigeon.api import InvalidInput, PigeonError
 from pigeon.cli.output import EXIT_SERVICE, EXIT_USAGE, UsageError, fail
 from pigeon.cli.parser import build_parser
 from pigeon.cli.serve import cmd_tui
 from pigeon.config import ConfigError
+from pigeon.core.errors import InvalidInput, PigeonError
 
 __all__ = ["main"]
 

@@ -36,8 +36,8 @@ def token_of(config: Config) -> str:
 def core_of(args: argparse.Namespace, *, online: bool, local: bool = True) -> MailCore:
     """The profile's mail core: ``online`` ones need a token; ``local`` ones open the profile's store (the others
     keep nothing: they only ask the service)."""
-    from pigeon.core.mail import MailCore
-    from pigeon.store.mailstore import MailStore, SchemaTooNew
+    from pigeon.core.errors import SchemaTooNew
+    from pigeon.core.mail import MailCore, MailStore
 
     config = config_of(args)
     token = token_of(config) if online else None

@@ -71,8 +71,8 @@ def cmd_views(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
     """A triage verb of the registry (``args.action_id``, with ``args.on``) on the threads named."""
+    from pigeon.core.errors import UnknownThread
     from pigeon.core.snooze import parse_when
-    from pigeon.store.mailstore import UnknownThread
 
     core = core_of(args, online=False)
     action = BY_ID[args.action_id]

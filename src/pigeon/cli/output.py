@@ -49,7 +49,7 @@ def enum(value: Any) -> str:
 
 
 def sender(message: Message) -> str:
-    from pigeon.store.sync import sender_label
+    from pigeon.core.mail import sender_label
 
     return sender_label(message) or (message.sender.contact_id or "" if message.sender else "")
 

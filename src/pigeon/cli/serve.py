@@ -76,7 +76,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         from pigeon.tui.app import make_app
 
         config = replace(config_of(args), base_url=demo.base_url, base_url_source="pigeon demo")
-        from pigeon.store.mailstore import MailStore
+        from pigeon.core.mail import MailStore
 
         throwaway = MailStore(":memory:")  # the demo never touches the user's store, nor their settings
         make_app(

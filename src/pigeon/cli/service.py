@@ -16,7 +16,7 @@ from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, tab
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
-    from pigeon.api.client import PigeonClient
+    from pigeon.core.session import PigeonClient
     from pigeon.models import Inbox, Message, Thread, WebhookSubscription
 
 T = TypeVar("T")

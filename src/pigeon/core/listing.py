@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pigeon.store.mailstore import MailStore, StoredThread
-from pigeon.store.search import SearchQuery
+from pigeon.store.predicates import LABEL_VIEW, SORTS, VIEWS
+from pigeon.store.search import SearchQuery, parse_query
+
+__all__ = ["LABEL_VIEW", "PAGE", "SORTS", "VIEWS", "Listing", "SearchQuery", "ThreadRow", "parse_query"]
 
 PAGE = 200
 

@@ -9,40 +9,34 @@ pydantic and httpx load on first use, never before the app's first frame.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pigeon import credentials, locations
+from pigeon import locations
 from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
-from pigeon.config import Config, save_profile, update_config_file
+from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.attachments import attachment_bytes, save_into
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live
+from pigeon.core.session import ClientFactory, Session
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread
 from pigeon.store.search import SearchQuery
-from pigeon.store.sync import SyncReport, recipients_of, sync, who_of
+from pigeon.store.sync import SyncReport, recipients_of, sender_label, sync, who_of
 from pigeon.store.triage import Change
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread, UpdateContact, WebhookSubscription
 
-ClientFactory = Callable[[str, str], "PigeonClient"]
+__all__ = ["Draft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label"]
+
 READ_AHEAD_KEPT = 16
 PAGE_SIZE = 100
-
-
-def default_client_factory(base_url: str, token: str) -> PigeonClient:
-    from pigeon.api.client import PigeonClient  # httpx loads here, not before the first screen
-
-    return PigeonClient(base_url, token)
 
 
 class NotSaved(Exception):
@@ -65,7 +59,7 @@ def _draft_reason(error: PigeonError) -> str:
     return "the service failed"
 
 
-class MailCore:
+class MailCore(Session):
     """Give it a configuration, a store and either a ready client or a token to make one with."""
 
     def __init__(
@@ -83,104 +77,38 @@ class MailCore:
         poll_interval: float | None = None,
         drafts: Drafts | None = None,
     ) -> None:
+        super().__init__(
+            config,
+            token=token,
+            client=client,
+            client_factory=client_factory,
+            remember_token=remember_token,
+            save_settings=save_settings,
+        )
         profile = config.profile_config
-        self.config = config
         self.store = store
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
-        self.client_factory: ClientFactory = client_factory or default_client_factory
-        self.remember_token = remember_token
-        self.save_settings = save_settings
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval
         self.drafts = drafts or Drafts("contacts")
         self.live = Live()
-        self.on_start_up_stage: Callable[[], None] = lambda: None
-        """Called once the client exists (the app freezes what start-up made)."""
-        self._token = token
-        self._client = client
-        self._client_lock = asyncio.Lock()
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._ahead: OrderedDict[str, tuple[Thread | None, list[Message]]] = OrderedDict()
 
-    # --- the client ---------------------------------------------------------------------------------------------
-
-    @property
-    def logged_in(self) -> bool:
-        return self._client is not None or bool(self._token)
-
-    @property
-    def service_url(self) -> str:
-        """The address of the service in use (a login may have changed it)."""
-        return self._client.base_url if self._client else self.config.base_url
-
-    def _make_client(self) -> PigeonClient:
-        if not self._token:
-            raise Unauthorized("Not logged in.")
-        client = self.client_factory(self.config.base_url, self._token)
-        # httpx loads anyio's backend on the first request; load it here too, off the event loop.
-        with contextlib.suppress(ImportError):
-            importlib.import_module("httpcore._backends.anyio")
-            importlib.import_module("anyio._backends._asyncio")
-        return client
-
-    async def connect(self) -> PigeonClient:
-        """The one client; the first call makes it in a thread (httpx, TLS and anyio take about 0.3 s to load, and
-        the screen keeps painting and answering keys meanwhile)."""
-        async with self._client_lock:
-            if self._client is None:
-                self._client = await asyncio.to_thread(self._make_client)
-                self.on_start_up_stage()
-        return self._client
-
     async def close(self) -> None:
         await self.live.stop()
-        if self._client is not None:
-            await self._client.aclose()
+        await super().close()
         self.store.close()
 
     async def login(self, base_url: str, token: str) -> str:
         """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
         Raises the client's errors; returns a warning to show, or ``""``."""
-        client = self.client_factory(base_url, token)
-        try:
-            inboxes = await client.inboxes.list()
-        except BaseException:
-            await client.aclose()
-            raise
-        old, self._client, self._token = self._client, client, token
-        if old is not None:
-            await old.aclose()
+        inboxes, warning = await self.sign_in(base_url, token)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}
         self._ahead.clear()
-        warning = ""
-        if self.remember_token:
-            try:
-                await asyncio.to_thread(credentials.store_token, self.config.profile, token)
-            except credentials.CredentialsError as exc:
-                warning = f"Logged in for this session only. {exc}"
-        if self.save_settings:
-            await asyncio.to_thread(save_profile, self.config.profile, base_url=base_url, path=self.config.path)
         return warning
-
-    async def logout(self) -> str:
-        """Forget the stored token; returns a warning to show, or ``""``."""
-        if self.remember_token:
-            try:
-                await asyncio.to_thread(credentials.delete_token, self.config.profile)
-            except credentials.CredentialsError as exc:
-                return str(exc)
-        return ""
-
-    async def save_theme(self, theme: str) -> None:
-        if self.save_settings and theme != self.config.ui.theme:
-            self.config.ui.theme = theme
-
-            def change(data: dict[str, Any]) -> None:
-                data.setdefault("ui", {})["theme"] = theme
-
-            await asyncio.to_thread(update_config_file, change, self.config.path)
 
     # --- mail -------------------------------------------------------------------------------------------------
 

@@ -83,7 +83,16 @@ async def sync(
         if on_progress is not None:
             on_progress(done, len(changed))
 
-    await asyncio.gather(*(fetch(t) for t in changed))
+    tasks = [asyncio.ensure_future(fetch(t)) for t in changed]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # One thread failed (or the sync was cancelled): stop the others, so that none reports progress or writes
+        # after the caller has been told the sync ended.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     return SyncReport(
         threads=len(threads),
         fetched=len(changed),

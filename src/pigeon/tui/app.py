@@ -19,10 +19,10 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
 
-from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config, ConfigError
-from pigeon.core.mail import ClientFactory, MailCore
-from pigeon.store.mailstore import MailStore
+from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, Unauthorized
+from pigeon.core.mail import MailCore, MailStore
+from pigeon.core.session import ClientFactory
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
@@ -33,7 +33,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import HelpScreen
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
-    from pigeon.api.client import PigeonClient
+    from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
 
 log = logging.getLogger("pigeon.tui")

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from pigeon.api import PigeonError
+from pigeon.core.errors import PigeonError
 from pigeon.core.live import parse_event
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent, Offline

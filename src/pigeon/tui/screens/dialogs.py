@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
 
-from pigeon.api import FieldError, Invalid, InvalidInput, PigeonError
+from pigeon.core.errors import FieldError, Invalid, InvalidInput, PigeonError
 from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
-from pigeon.api import ConnectionFailed, PigeonError, Unauthorized
+from pigeon.core.errors import ConnectionFailed, PigeonError, Unauthorized
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LoggedIn

@@ -21,9 +21,9 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 
 from pigeon.core.actions import BY_ID, describe
+from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
-from pigeon.store.predicates import LABEL_VIEW, SORTS
 from pigeon.tui.keys import bindings
 from pigeon.tui.live import LiveUpdates
 from pigeon.tui.messages import InboxesChanged
@@ -267,6 +267,4 @@ class MainScreen(ReportsFailures, LiveUpdates):
     @property
     def views(self) -> list[str]:
         """Every view, with a view per label the store knows (the palette offers them)."""
-        from pigeon.store.predicates import VIEWS
-
         return [*VIEWS, *(v for v in self.label_views if v.startswith(LABEL_VIEW))]

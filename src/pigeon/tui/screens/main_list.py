@@ -12,10 +12,10 @@ from textual import work
 from textual.content import Content
 from textual.screen import Screen
 
-from pigeon.core.listing import Listing
+from pigeon.core.errors import QueryError
+from pigeon.core.listing import Listing, parse_query
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
-from pigeon.store.search import QueryError, parse_query
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.thread_list import ThreadList
 

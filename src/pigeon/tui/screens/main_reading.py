@@ -9,8 +9,8 @@ from textual import on, work
 from textual.content import Content
 from textual.timer import Timer
 
-from pigeon.api import PigeonError
 from pigeon.core.attachments import attachment_filename
+from pigeon.core.errors import PigeonError
 from pigeon.tui.messages import ContactSaved, EditContact
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.main_list import MailList

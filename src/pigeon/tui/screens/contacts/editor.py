@@ -13,7 +13,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from pigeon.api import FieldError, Invalid, Unauthorized
 from pigeon.core.contacts import (
     ENTRY_KINDS,
     KIND_TITLES,
@@ -24,10 +23,10 @@ from pigeon.core.contacts import (
     type_label,
     validate,
 )
-from pigeon.core.mail import MailCore, NotSaved
+from pigeon.core.errors import FieldError, Invalid, Unauthorized
+from pigeon.core.mail import Draft, MailCore, NotSaved
 from pigeon.models import Contact
 from pigeon.sanitize import clean, clean_line
-from pigeon.store.drafts import Draft
 from pigeon.tui.messages import Failed
 from pigeon.tui.render import safe_line
 from pigeon.tui.screens.base import ReportsFailures

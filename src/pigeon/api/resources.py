@@ -1,0 +1,196 @@
+"""The service's resources, grouped by noun as the client offers them (``client.inboxes.list()``,
+``client.messages.iter(thread_id)``): request bodies built and checked here, pages followed."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import AsyncIterator
+from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from pigeon.api.errors import FieldError, InvalidInput
+from pigeon.api.pagination import Page, walk_pages
+from pigeon.models import (
+    PAGE_SIZE_DEFAULT,
+    Contact,
+    CreateInbox,
+    CreateWebhook,
+    Inbox,
+    InboxType,
+    ListInboxesResponse,
+    ListMessagesQuery,
+    ListMessagesResponse,
+    ListThreadsResponse,
+    Message,
+    RequestBody,
+    Thread,
+    UpdateContact,
+    UUIDText,
+    WebhookSubscription,
+)
+
+M = TypeVar("M", bound=BaseModel)
+B = TypeVar("B", bound=RequestBody)
+
+_UUID_ADAPTER: TypeAdapter[str] = TypeAdapter(UUIDText)
+
+
+class Transport(Protocol):
+    """What the resources need of the client: typed requests, and how many pages a list may have."""
+
+    max_pages: int
+
+    async def request_model(
+        self,
+        method: str,
+        path: str,
+        model: type[M],
+        *,
+        params: builtins.list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> M: ...
+
+
+def invalid_input(exc: ValidationError, what: str) -> InvalidInput:
+    """Turn a pydantic validation error of a request into :class:`InvalidInput` with field errors."""
+    errors = [
+        FieldError(".".join(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, "))
+        for err in exc.errors()
+    ]
+    summary = "; ".join(str(e) for e in errors[:3]) + (" …" if len(errors) > 3 else "")
+    return InvalidInput(f"Invalid {what}: {summary}", errors)
+
+
+def _uuid(value: str, name: str) -> str:
+    try:
+        return _UUID_ADAPTER.validate_python(value)
+    except ValidationError:
+        raise InvalidInput(f"Invalid {name} {value!r}: must be a UUID", [FieldError(name, "must be a UUID")]) from None
+
+
+def _build(model: type[B], body: B | None, fields: dict[str, Any], what: str) -> B:
+    """A request body from a ready model or from keyword fields; field problems become :class:`InvalidInput`."""
+    if body is not None:
+        if fields:
+            raise TypeError("pass either a body model or keyword fields, not both")
+        return body
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise invalid_input(exc, what) from None
+
+
+class _Resource:
+    def __init__(self, client: Transport) -> None:
+        self._client = client
+
+    def _walk(self, path: str, model: type[M], items: str) -> AsyncIterator[Page[Any]]:
+        """Pages of a list whose pagination the spec does not show: follow ``next_page_token`` if it comes."""
+
+        async def fetch(token: str | None) -> Page[Any]:
+            params = [("page_token", token)] if token else None
+            answer = await self._client.request_model("GET", path, model, params=params)
+            return Page(getattr(answer, items), getattr(answer, "next_page_token", None) or None)
+
+        return walk_pages(fetch, what=items, max_pages=self._client.max_pages)
+
+
+class Inboxes(_Resource):
+    """``/v1/inboxes``"""
+
+    def iter_pages(self) -> AsyncIterator[Page[Inbox]]:
+        return self._walk("/v1/inboxes", ListInboxesResponse, "inboxes")
+
+    async def list(self) -> builtins.list[Inbox]:
+        """Every inbox of the account (following ``next_page_token`` if the service pages the list)."""
+        return [inbox async for page in self.iter_pages() for inbox in page.items]
+
+    async def create(self, body: CreateInbox | None = None, **fields: Any) -> Inbox:
+        """Create an inbox: ``create(email="me@example.com")`` (type EMAIL_INBOX) or ``create(CreateInbox(...))``."""
+        if body is None:
+            fields.setdefault("type", InboxType.EMAIL_INBOX)
+        request = _build(CreateInbox, body, fields, "inbox")
+        return await self._client.request_model("POST", "/v1/inboxes", Inbox, body=request.to_wire())
+
+
+class Threads(_Resource):
+    """``/v1/threads``"""
+
+    def iter_pages(self) -> AsyncIterator[Page[Thread]]:
+        return self._walk("/v1/threads", ListThreadsResponse, "threads")
+
+    async def list(self) -> builtins.list[Thread]:
+        """Every thread of the account (following ``next_page_token`` if the service pages the list)."""
+        return [thread async for page in self.iter_pages() for thread in page.items]
+
+
+class Messages(_Resource):
+    """``/v1/messages``"""
+
+    def _query(self, **fields: Any) -> ListMessagesQuery:
+        try:
+            return ListMessagesQuery(**{k: v for k, v in fields.items() if v is not None})
+        except ValidationError as exc:
+            raise invalid_input(exc, "message list request") from None
+
+    async def list(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+        page_token: str | None = None,
+    ) -> Page[Message]:
+        """One page of the messages of a thread."""
+        query = self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size, page_token=page_token)
+        answer = await self._client.request_model("GET", "/v1/messages", ListMessagesResponse, params=query.to_params())
+        return Page(answer.messages, answer.next_page_token or None)
+
+    def iter_pages(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+        page_token: str | None = None,
+    ) -> AsyncIterator[Page[Message]]:
+        """Every page of the messages of a thread, from ``page_token`` (or the start) to the end."""
+        self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size)  # fail before any I/O
+
+        async def fetch(token: str | None) -> Page[Message]:
+            return await self.list(thread_id, message_ids=message_ids, page_size=page_size, page_token=token)
+
+        return walk_pages(fetch, what="messages", max_pages=self._client.max_pages, first_token=page_token)
+
+    async def iter(
+        self,
+        thread_id: str,
+        *,
+        message_ids: list[str] | None = None,
+        page_size: int = PAGE_SIZE_DEFAULT,
+    ) -> AsyncIterator[Message]:
+        """Every message of a thread, across all pages."""
+        async for page in self.iter_pages(thread_id, message_ids=message_ids, page_size=page_size):
+            for message in page.items:
+                yield message
+
+
+class Contacts(_Resource):
+    """``/v1/contacts``"""
+
+    async def update(self, contact_id: str, body: UpdateContact | None = None, **fields: Any) -> Contact:
+        """``PATCH`` a contact with only the fields given: ``update(id, first_name="Ada")``."""
+        request = _build(UpdateContact, body, fields, "contact update")
+        path = "/v1/contacts/" + quote(_uuid(contact_id, "contact_id"), safe="")
+        return await self._client.request_model("PATCH", path, Contact, body=request.to_wire())
+
+
+class Webhooks(_Resource):
+    """``/v1/webhooks``"""
+
+    async def create(self, body: CreateWebhook | None = None, **fields: Any) -> WebhookSubscription:
+        """Subscribe ``url`` to ``events``; the answer carries the signing ``secret`` (shown only now)."""
+        request = _build(CreateWebhook, body, fields, "webhook")
+        return await self._client.request_model("POST", "/v1/webhooks", WebhookSubscription, body=request.to_wire())

@@ -1,0 +1,115 @@
+"""Webhook subscriptions and their deliveries in the service's database: the queue the deliverer works through."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pigeon.models import CreateWebhook, WebhookStatus, WebhookSubscription
+from pigeon.server.rows import dump, load, new_id, now_iso, webhook_of
+from pigeon.sqlite import Database as SQLite
+
+
+@dataclass(frozen=True)
+class DeliveryRow:
+    id: str
+    webhook_id: str
+    url: str
+    secret: str
+    payload: str
+    attempts: int
+
+
+class WebhookRows(SQLite):
+    """Subscriptions, events and delivery attempts."""
+
+    def create_webhook(self, account_id: str, body: CreateWebhook, *, secret: str) -> WebhookSubscription:
+        stamp = now_iso()
+        webhook_id = new_id()
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO webhooks (id, account_id, url, events, status, description, secret, metadata, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    webhook_id,
+                    account_id,
+                    body.url,
+                    dump([e.value for e in body.events]),
+                    WebhookStatus.ACTIVE.value,
+                    body.description,
+                    secret,
+                    dump(body.metadata),
+                    stamp,
+                    stamp,
+                ),
+            )
+            row = conn.execute("SELECT * FROM webhooks WHERE id = ?", (webhook_id,)).fetchone()
+        return webhook_of(row)
+
+    def get_webhook(self, webhook_id: str) -> WebhookSubscription | None:
+        row = self.row("SELECT * FROM webhooks WHERE id = ?", (webhook_id,))
+        return webhook_of(row) if row else None
+
+    def set_webhook_status(self, webhook_id: str, status: WebhookStatus) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?", (status.value, now_iso(), webhook_id)
+            )
+
+    def enqueue_event(self, account_id: str, kind: str, payload: str) -> int:
+        """Queue a delivery of event ``kind`` (JSON text ``payload``) to every active subscription of the account
+        that wants it; each delivery gets its own id (the ``webhook-id`` header). Returns how many were queued."""
+        stamp = now_iso()
+        with self.transaction() as conn:
+            hooks = conn.execute(
+                "SELECT id, events FROM webhooks WHERE account_id = ? AND status = ?",
+                (account_id, WebhookStatus.ACTIVE.value),
+            ).fetchall()
+            queued = 0
+            for hook in hooks:
+                if kind not in load(hook["events"], []):
+                    continue
+                delivery_id = "msg_" + uuid.uuid4().hex
+                conn.execute(
+                    "INSERT INTO deliveries (id, webhook_id, payload, next_attempt_at, state, created_at) "
+                    "VALUES (?, ?, ?, ?, 'pending', ?)",
+                    (delivery_id, hook["id"], payload, stamp, stamp),
+                )
+                queued += 1
+        return queued
+
+    def due_deliveries(self, now: str, limit: int = 50) -> list[DeliveryRow]:
+        rows = self.rows(
+            "SELECT d.id, d.webhook_id, d.payload, d.attempts, w.url, w.secret FROM deliveries d "
+            "JOIN webhooks w ON w.id = d.webhook_id "
+            "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = ? "
+            "ORDER BY d.next_attempt_at LIMIT ?",
+            (now, WebhookStatus.ACTIVE.value, limit),
+        )
+        return [
+            DeliveryRow(r["id"], r["webhook_id"], r["url"], r["secret"], r["payload"], int(r["attempts"])) for r in rows
+        ]
+
+    def next_delivery_at(self) -> str | None:
+        row = self.row(
+            "SELECT MIN(d.next_attempt_at) AS at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+            "WHERE d.state = 'pending' AND w.status = ?",
+            (WebhookStatus.ACTIVE.value,),
+        )
+        return row["at"] if row and row["at"] else None
+
+    def record_attempt(
+        self, delivery_id: str, *, state: str, status: int | None, error: str | None, next_attempt_at: str | None
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE deliveries SET attempts = attempts + 1, state = ?, last_status = ?, last_error = ?, "
+                "next_attempt_at = COALESCE(?, next_attempt_at) WHERE id = ?",
+                (state, status, error, next_attempt_at, delivery_id),
+            )
+
+    def deliveries(self, webhook_id: str) -> list[dict[str, Any]]:
+        """Every delivery of a subscription (for tests and operators)."""
+        rows = self.rows("SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY created_at", (webhook_id,))
+        return [dict(r) for r in rows]
