@@ -53,7 +53,7 @@ def _keyring() -> Any:
 
 def backend() -> keyring.backend.KeyringBackend:
     """The keyring backend in use; :class:`CredentialsError` if there is none that can hold a secret."""
-    current = _keyring().get_keyring()
+    current: keyring.backend.KeyringBackend = _keyring().get_keyring()
     if _is_unusable(current):
         raise CredentialsError(NO_BACKEND_HELP)
     return current

@@ -28,7 +28,8 @@ def text_of(html: str) -> str:
     """The readable text of ``html``, without link targets (for the index and one-line descriptions)."""
     from inscriptis import get_text
 
-    return get_text(html, _config(links=False)).strip()
+    text: str = get_text(html, _config(links=False))
+    return text.strip()
 
 
 def summary(html: str) -> str:
@@ -41,7 +42,7 @@ def readable(html: str) -> str:
     """The readable text of ``html`` with its links as numbered footnotes that show their real targets."""
     from inscriptis import get_text
 
-    text = get_text(html, _config(links=True))
+    text: str = get_text(html, _config(links=True))
     numbers: dict[str, int] = {}  # target -> its footnote number (a dict: linear in the number of links)
 
     def footnote(match: re.Match[str]) -> str:

@@ -145,7 +145,7 @@ class PigeonClient:
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.backoff_max, self.backoff_initial * (2**attempt))
-        return ceiling * (1 - 0.25 * random.random())  # noqa: S311  (jitter, not cryptography)
+        return float(ceiling * (1 - 0.25 * random.random()))  # noqa: S311  (jitter, not cryptography)
 
     def _retry_delay(self, attempt: int, response: httpx.Response) -> float | None:
         """How long to wait before retrying ``response``; ``None`` when it must not be retried."""
@@ -176,7 +176,7 @@ class PigeonClient:
                 response = await self._http.request(
                     method,
                     url,
-                    params=params,
+                    params=list(params) if params else None,
                     json=body,
                     headers=headers,
                     auth=self._auth,

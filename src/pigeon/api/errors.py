@@ -162,7 +162,7 @@ def _dotted(parts: Any) -> str:
             parts = parts[1:]
         if parts.startswith("/"):
             return ".".join(p.replace("~1", "/").replace("~0", "~") for p in parts[1:].split("/"))
-        return parts
+        return str(parts)
     if isinstance(parts, list | tuple):
         items = [str(p) for p in parts]
         if items and items[0] in {"body", "query", "path", "header"}:

@@ -117,14 +117,14 @@ class WebhookReceiver:
             return 503
         headers = {name.decode().lower(): value.decode(errors="replace") for name, value in request.headers}
         try:
-            event = verify(self.secret, bytes(body), headers)
+            delivered = verify(self.secret, bytes(body), headers)
         except BadDelivery as exc:
             self.rejected += 1
             log.info("rejected a webhook delivery: %s", exc)
             return 401
         self.accepted += 1
         try:
-            self.on_event(event)
+            self.on_event(delivered)
         except Exception:  # the receiver must keep answering whatever the callback does
             log.exception("live update handler failed")
         return 204

@@ -139,7 +139,7 @@ class Messages(_Resource):
         self,
         thread_id: str,
         *,
-        message_ids: list[str] | None = None,
+        message_ids: builtins.list[str] | None = None,
         page_size: int = PAGE_SIZE_DEFAULT,
         page_token: str | None = None,
     ) -> Page[Message]:
@@ -152,7 +152,7 @@ class Messages(_Resource):
         self,
         thread_id: str,
         *,
-        message_ids: list[str] | None = None,
+        message_ids: builtins.list[str] | None = None,
         page_size: int = PAGE_SIZE_DEFAULT,
         page_token: str | None = None,
     ) -> AsyncIterator[Page[Message]]:
@@ -168,7 +168,7 @@ class Messages(_Resource):
         self,
         thread_id: str,
         *,
-        message_ids: list[str] | None = None,
+        message_ids: builtins.list[str] | None = None,
         page_size: int = PAGE_SIZE_DEFAULT,
     ) -> AsyncIterator[Message]:
         """Every message of a thread, across all pages."""

@@ -33,7 +33,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if not getattr(args, "func", None):
         args.func = cmd_tui
     try:
-        return args.func(args, out)
+        code: int = args.func(args, out)
+        return code
     except (UsageError, ConfigError, credentials.CredentialsError, InvalidInput) as exc:
         return fail(str(exc), EXIT_USAGE)
     except PigeonError as exc:

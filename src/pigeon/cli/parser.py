@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     ) -> argparse.ArgumentParser:
         """A command; ``client`` commands also take --profile and --base-url."""
         chosen = [common, *parents] if client else list(parents)
-        command = sub.add_parser(name, help=help_text, description=help_text, parents=chosen)
+        command: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text, parents=chosen)
         command.set_defaults(func=func)
         return command
 

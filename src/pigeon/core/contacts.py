@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,7 +13,7 @@ from pydantic import ValidationError
 from pigeon.api import FieldError
 from pigeon.models import Contact, EmailType, PhoneType, SocialProfileType, UpdateContact
 
-ENTRY_KINDS: dict[str, tuple[str, type]] = {
+ENTRY_KINDS: dict[str, tuple[str, type[StrEnum]]] = {
     "emails": ("email", EmailType),
     "phones": ("phone", PhoneType),
     "social_profiles": ("username", SocialProfileType),

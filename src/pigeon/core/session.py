@@ -64,7 +64,7 @@ class Session:
 
     def _make_client(self) -> PigeonClient:
         if not self._token:
-            raise Unauthorized("Not logged in.")
+            raise Unauthorized("Not logged in.", status=401, method="", path="")
         client = self.client_factory(self.config.base_url, self._token)
         # httpx loads anyio's backend on the first request; load it here too, off the event loop.
         with contextlib.suppress(ImportError):

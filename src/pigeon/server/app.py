@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -41,7 +42,7 @@ class ServerSettings:
     max_body_bytes: int = MAX_BODY_BYTES
     deliver_webhooks: bool = True
     delivery: DeliveryPolicy = field(default_factory=DeliveryPolicy)
-    background: list[Callable[[Database, Deliverer], Awaitable[None]]] = field(default_factory=list)
+    background: list[Callable[[Database, Deliverer], Coroutine[Any, Any, None]]] = field(default_factory=list)
     """Extra tasks run for the app's lifetime (live traffic)."""
 
 
@@ -54,7 +55,7 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tasks = []
+        tasks: list[asyncio.Task[None]] = []
         if settings.deliver_webhooks:
             tasks.append(asyncio.create_task(deliverer.run(), name="webhook-deliverer"))
         tasks += [asyncio.create_task(job(db, deliverer)) for job in settings.background]

@@ -235,3 +235,11 @@ class Database(MailWriter, WebhookRows):
                 )
             updated = conn.execute("SELECT * FROM contacts WHERE id = ?", (contact_id,)).fetchone()
         return contact_of(updated)
+
+    def set_message_status(self, account_id: str, message_id: str, status: str) -> Message | None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE messages SET status = ?, updated_at = ? WHERE id = ? AND account_id = ?",
+                (status, now_iso(), message_id, account_id),
+            )
+        return self.get_message(account_id, message_id)

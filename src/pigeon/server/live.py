@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
+from typing import Any
 
 from pigeon.models import ContentType, EventKind, Message, MessageDirection, MessageStatus, RecipientType
 from pigeon.server.db import Database, iso
@@ -29,7 +30,7 @@ LINES = [
     "Sounds good. Let's ship it.",
 ]
 
-Job = Callable[[Database, Deliverer], Awaitable[None]]
+Job = Callable[[Database, Deliverer], Coroutine[Any, Any, None]]
 
 
 def _address(db: Database, account_id: str, contact_id: str | None) -> str | None:

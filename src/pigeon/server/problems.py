@@ -61,13 +61,16 @@ def problem_doc(description: str) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM_JSON: {"schema": Problem.model_json_schema()}}}
 
 
-UNAUTHORIZED = {401: problem_doc("Missing or unknown bearer token")}
-RATE = {429: problem_doc("Too many requests; see Retry-After")}
-INVALID = {
+Docs = dict[int | str, dict[str, Any]]
+"""Responses for the OpenAPI document, by status (FastAPI's ``responses=``)."""
+
+UNAUTHORIZED: Docs = {401: problem_doc("Missing or unknown bearer token")}
+RATE: Docs = {429: problem_doc("Too many requests; see Retry-After")}
+INVALID: Docs = {
     400: problem_doc("Malformed request (body not JSON, unknown page token)"),
     422: problem_doc("Invalid field values"),
 }
-BODY = {413: problem_doc("Body larger than 1 MiB")}
+BODY: Docs = {413: problem_doc("Body larger than 1 MiB")}
 
 
 def field_errors(errors: list[dict[str, Any]]) -> list[ProblemFieldError]:

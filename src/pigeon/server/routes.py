@@ -28,7 +28,7 @@ from pigeon.models import (
 )
 from pigeon.server.db import Database, InvalidCursor, hash_token
 from pigeon.server.limits import RateLimiter
-from pigeon.server.problems import BODY, INVALID, RATE, UNAUTHORIZED, ProblemError, ProblemFieldError, problem_doc
+from pigeon.server.problems import BODY, INVALID, RATE, UNAUTHORIZED, Docs, ProblemError, ProblemFieldError, problem_doc
 from pigeon.server.webhooks import UnsafeWebhookURL, check_url, new_secret
 
 THREAD_PAGE_DEFAULT = 100
@@ -143,14 +143,11 @@ def make_router(
             )
         return json_response(db.create_inbox(account, body, email=email, status=InboxStatus.ACTIVE.value), 201)
 
-    inbox_doc = {
-        "response_model": Inbox,
-        "status_code": 201,
-        "responses": {**UNAUTHORIZED, **INVALID, 409: problem_doc("Address in use"), **BODY, **RATE},
-        "tags": ["inboxes"],
-    }
-    router.post("/v1/inboxes", summary="Create inbox", **inbox_doc)(create_inbox)
-    router.post("/v1/inboxes/", summary="Create inbox (trailing-slash form)", **inbox_doc)(create_inbox)
+    inbox_responses: Docs = {**UNAUTHORIZED, **INVALID, 409: problem_doc("Address in use"), **BODY, **RATE}
+    for path, summary in (("/v1/inboxes", "Create inbox"), ("/v1/inboxes/", "Create inbox (trailing-slash form)")):
+        router.post(
+            path, summary=summary, response_model=Inbox, status_code=201, responses=inbox_responses, tags=["inboxes"]
+        )(create_inbox)
 
     # --- 5. update contact ---------------------------------------------------------------------------------------
 

@@ -112,7 +112,10 @@ def demo_database(
     """An in-memory database with one ``demo`` account full of demo mail, and a token for it."""
     db = Database(":memory:")
     account_id = db.ensure_account("demo")
-    populate(db, account_id, threads=threads, now=now, **({"seed": seed} if seed is not None else {}))
+    if seed is None:
+        populate(db, account_id, threads=threads, now=now)
+    else:
+        populate(db, account_id, threads=threads, now=now, seed=seed)
     return db, db.create_token(account_id)
 
 

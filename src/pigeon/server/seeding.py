@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from pigeon.models import InboxStatus, Message
+from pigeon.models import InboxStatus
 from pigeon.server.rows import dump, new_id, now_iso
 from pigeon.sqlite import Database as SQLite
 
@@ -119,14 +119,6 @@ class MailWriter(SQLite):
             (created, created, message["thread_id"]),
         )
         return message_id
-
-    def set_message_status(self, account_id: str, message_id: str, status: str) -> Message | None:
-        with self.transaction() as conn:
-            conn.execute(
-                "UPDATE messages SET status = ?, updated_at = ? WHERE id = ? AND account_id = ?",
-                (status, now_iso(), message_id, account_id),
-            )
-        return self.get_message(account_id, message_id)
 
     def random_rows(self, table: str, account_id: str, count: int) -> list[sqlite3.Row]:
         """A few random rows of ``table`` (threads, contacts, inboxes) for live traffic."""

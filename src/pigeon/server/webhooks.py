@@ -128,7 +128,7 @@ class DeliveryPolicy:
 
     def delay(self, attempts_made: int) -> float:
         base = min(self.max_delay, self.first_delay * 2 ** max(attempts_made - 1, 0))
-        return base * random.uniform(0.8, 1.2)  # noqa: S311  (jitter)
+        return float(base * random.uniform(0.8, 1.2))  # noqa: S311  (jitter)
 
 
 class Deliverer:

@@ -11,7 +11,7 @@ import gc
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App
@@ -81,7 +81,7 @@ class PigeonApp(ReportsFailures, App[None]):
             self.collector.input()
         await super().on_event(event)
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         """The first screen: the mail, or the login screen without a token. It is the bottom of the stack itself:
         a blank screen beneath would repaint the whole screen above it whenever it refreshed."""
         if not self.core.logged_in:

@@ -6,6 +6,7 @@ changed message is shown in place."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from textual import work
 from textual.content import Content
@@ -99,7 +100,10 @@ class LiveUpdates(Reading):
 
     @work(exclusive=True, group="live", exit_on_error=False, description="starting live updates")
     async def start_live(self) -> None:
-        if await self.core.start_live(lambda data: self.post_message(LiveEvent(data))):
+        def deliver(data: dict[str, Any]) -> None:
+            self.post_message(LiveEvent(data))
+
+        if await self.core.start_live(deliver):
             self.live_mode = "live"
         else:
             self.live_mode = f"checking every {self.core.poll_interval:.0f} s"

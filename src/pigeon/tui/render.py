@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from rich.style import Style
 from textual.content import Content
 
 from pigeon.sanitize import clean, clean_line
@@ -24,12 +23,12 @@ BODY_LIMIT = 200_000
 """Characters of one text block shown; the rest is summarised (a 2 MB body stays responsive)."""
 
 
-def safe(text: object, *, style: str | Style = "") -> Content:
+def safe(text: object, *, style: str = "") -> Content:
     """Untrusted text as literal content, cleaned of control sequences."""
     return Content.styled(clean(text), style) if style else Content(clean(text))
 
 
-def safe_line(text: object, *, limit: int | None = None, style: str | Style = "") -> Content:
+def safe_line(text: object, *, limit: int | None = None, style: str = "") -> Content:
     """One line of untrusted text as literal content."""
     value = clean_line(text, limit=limit)
     return Content.styled(value, style) if style else Content(value)
@@ -101,7 +100,7 @@ def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]
     """``[("To", [names]), ("Cc", [...]), ...]`` in a stable order; unknown types keep their own label."""
     groups: dict[str, list[str]] = {}
     for recipient in recipients:
-        label = recipient_labels().get(recipient.type) if recipient.type else "To"  # type: ignore[arg-type]
+        label = recipient_labels().get(recipient.type) if recipient.type else "To"
         label = label or clean_line(str(recipient.type).removeprefix("RECIPIENT_TYPE_").title())
         name = contact_name(contacts.get(recipient.contact_id or ""), recipient.raw_address or recipient.contact_id)
         groups.setdefault(label, []).append(name or "(unknown)")

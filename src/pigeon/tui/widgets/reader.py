@@ -93,7 +93,7 @@ class ThreadView:
         self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
 
     def render(self, progress: str = "") -> Content:
-        parts = [
+        parts: list[Content | str] = [
             Content.assemble(
                 safe_line(self.thread.subject or "(no subject)", style="bold"),
                 Content.styled(f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"),
@@ -110,7 +110,7 @@ class ThreadView:
         return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in parts)
 
     def message(self, message: Message, depth: int, parent: Message | None) -> Content:
-        lines: list[Content] = []
+        lines: list[Content | str] = []
         header = Content.assemble(
             safe_line(sender_name(message, self.contacts), style="bold"),
             "  ",
@@ -205,6 +205,7 @@ class Reader(VerticalScroll, can_focus=True):
         self.show_quotes = False
         self.progress = ""
         self._width = 0
+        self._shown = self.EMPTY
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(self.EMPTY, id="reader-content", markup=False)
@@ -216,7 +217,7 @@ class Reader(VerticalScroll, can_focus=True):
     @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
-        return self.query_one("#reader-content", Static).visual.plain  # type: ignore[union-attr]
+        return self._shown.plain
 
     def show(
         self, thread: Thread, messages: list[Message], contacts: dict[str, Contact], *, progress: str = ""
@@ -248,8 +249,10 @@ class Reader(VerticalScroll, can_focus=True):
     def _render_thread(self) -> None:
         static = self.query_one("#reader-content", Static)
         if self.thread is None:
+            self._shown = self.EMPTY
             static.update(self.EMPTY)
             return
         width = self.scrollable_content_region.width or 80
         view = ThreadView(self.thread, self.messages, self.contacts, show_quotes=self.show_quotes, width=width - 1)
-        static.update(view.render(self.progress))
+        self._shown = view.render(self.progress)
+        static.update(self._shown)

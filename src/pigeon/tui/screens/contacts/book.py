@@ -28,7 +28,7 @@ SORTS = ("name", "company", "last contacted")
 
 
 def contact_details(contact: Contact, now: datetime) -> Content:
-    lines = [safe_line(contact.name or "(no name)", style="bold")]
+    lines: list[Content | str] = [safe_line(contact.name or "(no name)", style="bold")]
     role = " · ".join(clean_line(x) for x in (contact.title, contact.company) if x)
     if role:
         lines.append(Content(role))
