@@ -163,3 +163,27 @@ def test_type_only_and_relative_imports_are_seen() -> None:
     source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pigeon.tui.app import PigeonApp\n"
     assert "pigeon.tui.app" in imports_in(source, "pigeon.core")
     assert "pigeon.store.cache" in imports_in("from ..store import cache\n", "pigeon.core")
+
+
+def test_every_third_party_package_imported_is_a_declared_dependency() -> None:
+    import sys
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["project"]
+    declared = {Requirement(spec).name.lower().replace("_", "-") for spec in project["dependencies"]}
+    providers = packages_distributions()
+    used: dict[str, set[str]] = {}
+    for path in modules():
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            if top and top != "pigeon" and top not in sys.stdlib_module_names:
+                used.setdefault(top, set()).add(named(path))
+    undeclared = {
+        top: where
+        for top, where in used.items()
+        if not {d.lower().replace("_", "-") for d in providers.get(top, [top])} & declared
+    }
+    assert undeclared == {}

@@ -50,14 +50,29 @@ def service() -> Iterator[Service]:
     made.db.close()
 
 
-async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, rounds: int = 200) -> None:
+async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, within: float = 20.0) -> None:
     """Let workers finish and the screen catch up; with ``until``, keep going until it holds (the screenshot
     scenes' own helper, so tests and screenshots wait the same way)."""
     assert pilot.app is app
     try:
-        await settle_scene(pilot, until or (lambda: True), rounds=rounds)
+        await settle_scene(pilot, until or (lambda: True), within=within)
     except RuntimeError as exc:
         raise AssertionError("the app did not reach the expected state") from exc
+
+
+def palette_hits(app: PigeonApp) -> list[str]:
+    """The names of what the open command palette lists (plain text, without their help), the highlighted first."""
+    from textual.command import CommandList
+
+    found = app.screen.query(CommandList)
+    if not found:
+        return []
+    hits = found.first()
+    order = list(range(hits.option_count))
+    if hits.highlighted is not None:
+        order.insert(0, order.pop(hits.highlighted))
+    prompts = (hits.get_option_at_index(i).prompt for i in order)
+    return [str(getattr(p, "plain", p)).split("\n", 1)[0] for p in prompts]
 
 
 def stored_threads(app: PigeonApp) -> list[StoredThread]:

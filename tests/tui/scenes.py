@@ -6,7 +6,9 @@ screenshots/*.svg, so what the README shows is what the tests check.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -65,17 +67,20 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
     )
 
 
-async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, rounds: int = 300) -> None:
+async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, within: float = 20.0) -> None:
+    """Let the workers finish and the screen catch up until ``until()`` holds; ``RuntimeError`` after ``within``
+    seconds (a state that timers bring, such as marking an opened thread read, is waited for too)."""
     app = pilot.app
-    for _ in range(rounds):
-        with contextlib.suppress(
-            WorkerFailed, WorkerCancelled
-        ):  # failures are reported by the app; replaced workers are cancelled
+    deadline = time.monotonic() + within
+    while True:
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):  # failures are the app's to report
             await app.workers.wait_for_complete()
         await pilot.pause()
         if until():
             return
-    raise RuntimeError("the scene did not settle")
+        if time.monotonic() > deadline:
+            raise RuntimeError("the scene did not settle")
+        await asyncio.sleep(0.005)  # a timer's turn
 
 
 async def mail_loaded(pilot: Pilot) -> None:

@@ -16,7 +16,6 @@ from pigeon.config import load_config
 from pigeon.tui.app import make_app
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.screens.main_reading import MARK_READ_DELAY
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
@@ -30,6 +29,7 @@ from tests.tui.conftest import (
     asgi_factory,
     frozen_clock,
     loaded,
+    palette_hits,
     pigeon_for,
     screen_text,
     settle,
@@ -68,7 +68,7 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
         first = reader.messages[0]
         sender = first.sender.contact.name if first.sender and first.sender.contact else first.sender.raw_address  # type: ignore[union-attr]
         assert sender in reader.text
-        await pilot.pause(MARK_READ_DELAY + 0.1)  # opening marks read just after the messages are painted
+        # opening marks read just after the messages are painted
         await settle(pilot, app, lambda: threads.current is not None and not threads.current.unread)
         await pilot.press("escape")
         assert app.focused is threads
@@ -211,8 +211,7 @@ async def test_the_palette_offers_actions_and_jumps_to_an_inbox(service: Service
         await pilot.press("ctrl+p")
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"inbox Billing")
-        await settle(pilot, app)
-        await pilot.pause(0.3)
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Go to inbox Billing"])
         await pilot.press("enter")
         await settle(pilot, app)
         billing = next(i for i in app.core.inboxes if i.display_name == "Billing")

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.run import build_service, direct_fill
+from pigeon.server.run import demo_database
+from pigeon.store.mailstore import MailStore
+from pigeon.store.sync import recipients_of, who_of
 
 # Run in a fresh interpreter: this test process has long since imported everything.
 PROBE = """
@@ -37,10 +39,18 @@ print(json.dumps(seen))
 
 
 def test_the_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -> None:
-    service_db, _ = build_service(20, tmp_path / "service")
-    store = tmp_path / "data" / "store" / "default.sqlite3"
-    store.parent.mkdir(parents=True)
-    direct_fill(service_db, store)
+    service, _ = demo_database(threads=20)
+    account = service.account_ids()[0]
+    store = MailStore(tmp_path / "data" / "store" / "default.sqlite3")
+    threads, _ = service.list_threads(account, page_size=100, page_token=None)
+    store.put_many(
+        (thread, messages, who_of(messages), recipients_of(messages))
+        for thread in threads
+        for messages in [
+            service.list_messages(account, thread.id or "", message_ids=None, page_size=100, page_token=None)[0]
+        ]
+    )
+    store.close()
     env = {
         **os.environ,
         "PIGEON_DATA_DIR": str(tmp_path / "data"),

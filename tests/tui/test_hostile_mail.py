@@ -17,7 +17,7 @@ from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import NOW, Service
-from tests.tui.conftest import SIZE, Notes, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, Notes, loaded, palette_hits, pigeon_for, screen_text, settle
 
 SUBJECT = "[@click=app.quit]Click me[/] [PATCH v2] fix [/] [link=https://evil.example]x[/link]"
 BODY = (
@@ -109,7 +109,9 @@ async def test_hostile_mail_is_shown_literally_and_does_nothing(service: Service
         assert "../../x" in text  # listed as the mail names it (below the huge body), saved under its base name
 
         await pilot.press("ctrl+p", *"Click")  # the palette shows mail text literally too
-        await pilot.pause(0.3)
+        await settle(pilot, app, lambda: any(hit.startswith("Open ") for hit in palette_hits(app)))
+        opened = next(hit for hit in palette_hits(app) if hit.startswith("Open "))
+        assert "[@click=app.quit]Click me[/]" in opened  # the markup is text, not a link that quits
         assert isinstance(app.screen, CommandPalette)
         assert app.is_running
 

@@ -124,8 +124,8 @@ async def test_new_mail_from_a_live_service_appears_with_a_notification(live_ser
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.live_mode == "live")
         before = sum(t.message_count for t in stored_threads(app))
-        await settle(pilot, app, lambda: sum(t.message_count for t in stored_threads(app)) > before, rounds=3000)
-        await settle(pilot, app, lambda: "New mail" in notes.text, rounds=3000)
+        await settle(pilot, app, lambda: sum(t.message_count for t in stored_threads(app)) > before, within=60)
+        await settle(pilot, app, lambda: "New mail" in notes.text, within=60)
         assert "live" in screen.status
         receiver = app.core.live.receiver
         assert receiver is not None
@@ -178,7 +178,7 @@ async def test_polling_when_the_service_cannot_reach_pigeon(service: Service) ->
         await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
         newest = stored_threads(app)[-1]
         service.add_message(service.alice, newest.id or "", subject="arrived while polling")
-        await settle(pilot, app, lambda: threads.source.row(0).id == newest.id, rounds=3000)
+        await settle(pilot, app, lambda: threads.source.row(0).id == newest.id, within=60)
 
 
 def test_webhooks_are_used_only_for_a_service_on_this_machine() -> None:

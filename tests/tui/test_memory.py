@@ -33,9 +33,14 @@ def test_a_full_collection_waits_for_a_pause_after_work() -> None:
 def test_a_busy_user_still_gets_a_collection_now_and_then() -> None:
     clock = Clock()
     collector = Collector(clock)
-    for _ in range(int(LATEST_FULL_COLLECTION)):
+    before = gc.get_stats()[2]["collections"]
+    collected = False
+    for _ in range(int(LATEST_FULL_COLLECTION) + 5):
         clock.now += 1
         collector.input()
-        if collector.tick():
+        collected = collector.tick()
+        if collected:
             break
-    assert clock.now - 1000.0 == LATEST_FULL_COLLECTION
+    assert collected  # keys every second, no pause: a collection all the same
+    assert clock.now - 1000.0 == LATEST_FULL_COLLECTION  # and no sooner than its limit
+    assert gc.get_stats()[2]["collections"] == before + 1

@@ -16,7 +16,7 @@ from pigeon.tui.screens.pickers import SnoozePicker
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, pigeon_for, screen_text, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, palette_hits, pigeon_for, screen_text, settle
 
 
 async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
@@ -166,14 +166,12 @@ async def test_views_and_triage_are_offered_in_the_palette(service: Service) -> 
         threads = await synced(pilot, app)
         await pilot.press("s")
         await pilot.press("ctrl+p", *"View: Starred")
-        await pilot.pause(0.3)
-        await settle(pilot, app)
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["View: Starred"])
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 1)
         assert app.screen.view == "starred"  # type: ignore[attr-defined]
         await pilot.press("ctrl+p", *"Undo")
-        await pilot.pause(0.3)
-        await settle(pilot, app)
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Undo"])
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 0)
 
