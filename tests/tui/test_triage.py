@@ -14,6 +14,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import InputScreen
 from pigeon.tui.screens.pickers import SnoozePicker
 from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, palette_hits, pigeon_for, screen_text, settle
@@ -154,10 +155,13 @@ async def test_with_the_service_down_cached_mail_stays_readable(service: Service
         await settle(pilot, offline, lambda: offline.screen.offline)  # type: ignore[attr-defined]
         assert len(threads.source) == 25
         assert "Offline" in screen_text(offline)
+        subject = threads.source.row(3).subject
         await pilot.press("enter")
-        reader_text = offline.screen.query_one("#reader-content")
-        await settle(pilot, offline, lambda: "Loading" not in str(reader_text.visual.plain))  # type: ignore[attr-defined]
-        assert str(reader_text.visual.plain).count("UTC") >= 1  # type: ignore[attr-defined]
+        reader = offline.screen.query_one(Reader)
+        await settle(pilot, offline, lambda: bool(reader.messages) and "Loading" not in reader.text)
+        assert reader.text.count("UTC") >= 1
+        await pilot.press("escape", "ctrl+p", *subject.split()[0])  # the palette finds what the store holds
+        await settle(pilot, offline, lambda: f"Open {subject}" in palette_hits(offline))
 
 
 async def test_views_and_triage_are_offered_in_the_palette(service: Service) -> None:
