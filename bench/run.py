@@ -416,6 +416,16 @@ them, as a person types: sent right after a frame, a key would wait for the next
 second and every figure would carry that wait. One keypress and opening a thread are timed from `tmux send-keys` to the
 changed screen in `tmux capture-pane` (each about 1.6 ms here).
 
+## The mail core (2026-11-23): the same figures on the same machine
+
+This report was made on a slower VM than the one before it (the unchanged sync took 91.7 s here against 77.6 s
+there). Moving the screens onto the mail core and the action registry was measured against the commit before it,
+both on this machine, alternating, at 1,000 threads (15 runs of each figure, 3 of each triage figure; medians):
+first row 291 -> 312 ms, one `j` 7.6 -> 7.5 ms, 100 `j` 85 -> 79 ms, open newest 46.5 -> 46.0 ms, peak RSS 74.9 ->
+75.2 MiB, star 14.7 -> 15.4 ms, done 21.6 -> 18.9 ms, undo 16.3 -> 16.6 ms, search results 208 -> 205 ms. The first
+row, timed headless from the first import to the first frame in 12 alternating runs, is 295 -> 300 ms: the same
+within this machine's noise. The open-newest target missed at 1,000 is missed by the commit before the change too.
+
 ## What was measured and changed
 
 Profiled with timestamps written by the app's own hooks (key in, frame written), `cProfile` around single frames,

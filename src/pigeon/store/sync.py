@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pigeon.store.mailstore import MailStore
 
 if TYPE_CHECKING:
-    from pigeon.models import Message
+    from pigeon.models import Inbox, Message
 
 DEFAULT_CONCURRENCY = 4
 
@@ -26,8 +26,7 @@ class SyncReport:
     fetched: int
     messages: int
     changed: tuple[str, ...] = ()
-    inbox_list: tuple[Any, ...] = ()
-    thread_list: tuple[Any, ...] = ()
+    inbox_list: tuple[Inbox, ...] = ()
 
 
 def sender_label(message: Message) -> str:
@@ -99,5 +98,4 @@ async def sync(
         messages=total_messages,
         changed=tuple(changed),
         inbox_list=tuple(inboxes),
-        thread_list=tuple(threads),
     )
