@@ -39,7 +39,7 @@ SEED = 20261120
 THREADS = 120
 BASE = "http://demo.pigeon"
 INBOX_NAMES = ("You", "Team", "Billing", "Alerts (old)")
-OUT = Path(__file__).resolve().parent.parent / "screenshots"
+OUT = Path(__file__).resolve().parents[2] / "screenshots"
 
 
 def frozen_clock() -> datetime:
