@@ -21,7 +21,7 @@ async def main(names: list[str], folder: Path) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help="scenes to render (default: all): " + ", ".join(SCENES))
+    parser.add_argument("names", nargs="*", metavar="NAME", help="scenes (default: all): " + ", ".join(SCENES))
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the SVG files (default: screenshots/)")
     args = parser.parse_args()
     unknown = [name for name in args.names if name not in SCENES]
