@@ -247,3 +247,16 @@ def test_hostile_text_from_the_service_is_cleaned_in_tables(api: respx.MockRoute
     assert "\x1b" not in text
     assert "\u202e" not in text
     assert "Hi there" in text
+
+
+def test_python_dash_m_pigeon_is_the_pigeon_command() -> None:
+    import subprocess
+    import sys
+
+    from pigeon import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pigeon", "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"pigeon {__version__}"

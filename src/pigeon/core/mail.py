@@ -26,7 +26,7 @@ from pigeon.core.session import ClientFactory, Session
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread
 from pigeon.store.search import SearchQuery
-from pigeon.store.sync import SyncReport, recipients_of, sender_label, sync, who_of
+from pigeon.store.sync import SyncReport, fetch_thread, sender_label, sync
 from pigeon.store.triage import Change
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["Draft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label"]
 
 READ_AHEAD_KEPT = 16
-PAGE_SIZE = 100
 
 
 class NotSaved(Exception):
@@ -188,15 +187,11 @@ class MailCore(Session):
         """The thread's messages from the service, page by page (what has arrived, and whether more follow);
         stored once all have arrived."""
         loaded: list[Message] = []
-        client = await self.connect()
-        async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
-            loaded += page.items
-            self.learn(page.items)
-            yield list(loaded), page.has_next_page
-        self.messages[thread_id] = loaded
-        await asyncio.to_thread(
-            self.store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded)
-        )
+        async for loaded, more in fetch_thread(await self.connect(), self.store, thread_id):
+            self.learn(loaded)
+            if not more:
+                self.messages[thread_id] = loaded
+            yield loaded, more
 
     def update_message(self, message: Message) -> None:
         """A message changed (its delivery status): keep the new version where it is held."""

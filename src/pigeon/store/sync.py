@@ -8,7 +8,7 @@ a thread, so an event loop (the app's) never waits on the disk.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pigeon.models import Inbox, Message
 
 DEFAULT_CONCURRENCY = 4
+PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,16 @@ def recipients_of(messages: list[Message]) -> str:
     return " ".join(r.raw_address or "" for m in messages for r in m.recipients)
 
 
+async def fetch_thread(client: Any, store: MailStore, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
+    """A thread's messages from the service, page by page (what has arrived, and whether more follow), stored once
+    all have arrived: the one way both a sync and opening a thread fetch messages."""
+    loaded: list[Message] = []
+    async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
+        loaded += page.items
+        yield list(loaded), page.has_next_page
+    await asyncio.to_thread(store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded))
+
+
 async def sync(
     client: Any,
     store: MailStore,
@@ -72,13 +83,12 @@ async def sync(
 
     async def fetch(thread_id: str) -> None:
         nonlocal done, total_messages
+        fetched = 0
         async with gate:
-            messages = [m async for m in client.messages.iter(thread_id, page_size=100)]
-        await asyncio.to_thread(
-            store.put_messages, thread_id, messages, who=who_of(messages), recipients=recipients_of(messages)
-        )
+            async for loaded, _more in fetch_thread(client, store, thread_id):
+                fetched = len(loaded)
         done += 1
-        total_messages += len(messages)
+        total_messages += fetched
         if on_progress is not None:
             on_progress(done, len(changed))
 
