@@ -54,3 +54,36 @@ def test_no_control_or_bidi_character_survives(text: str) -> None:
     out = clean(text)
     assert not (set(out) & (DANGEROUS | BIDI))
     assert not (set(clean_line(text)) & (DANGEROUS | BIDI | {"\n", "\t"}))
+
+
+@pytest.mark.parametrize(
+    ("hostile", "shown"),
+    [
+        ("pay\u200bpal", "paypal"),  # zero-width space
+        ("\u2764\ufe0f", "\u2764"),  # a variation selector turns a one-cell symbol into a two-cell emoji
+        ("\U0001f44d\U0001f3fd", "\U0001f44d"),  # a skin-tone modifier (measured 0, drawn 2 when alone)
+        ("\u3164\u3164\u3164paypal.com", "\ufffd\ufffd\ufffdpaypal.com"),  # fillers: measured 0, drawn as blanks
+        ("x\ud800y", "x\ufffdy"),  # a lone surrogate (from JSON) would not even encode for the terminal
+        ("icon\ue0b0", "icon\ufffd"),  # private use: the font decides its width
+        ("Z\u0301\u0302\u0303\u0304\u0305\u0306o", "Z\u0301\u0302\u0303o"),  # stacked marks cut to three
+        ("tag\U000e0041\U000e007f", "tag"),  # tag characters
+        ("one\u2028two", "one\ntwo"),  # a line separator is a line break
+    ],
+)
+def test_characters_that_lie_about_their_width_are_removed_or_shown(hostile: str, shown: str) -> None:
+    assert clean(hostile) == shown
+
+
+@given(st.text())
+def test_what_is_measured_is_what_is_drawn(text: str) -> None:
+    import unicodedata
+
+    from rich.cells import get_character_cell_size
+
+    for ch in clean_line(text):
+        category = unicodedata.category(ch)
+        assert category not in {"Cc", "Cf", "Co", "Cs", "Zl", "Zp"}, repr(ch)
+        if get_character_cell_size(ch) == 0:  # only marks that join the character before them draw no cell
+            jamo = 0x1160 <= ord(ch) <= 0x11FF or 0xD7B0 <= ord(ch) <= 0xD7FF  # Hangul vowels and finals
+            newer = category == "Cn"  # marks newer than this Python's Unicode tables
+            assert category in {"Mn", "Me", "Mc"} or jamo or newer, f"{ch!r} ({unicodedata.name(ch, '?')})"

@@ -7,7 +7,13 @@ through :func:`clean`, which makes terminal control sequences inert:
   ``ESC x`` sequences), and their 8-bit C1 forms, are removed, so no sequence is left half-applied;
 - every other C0 and C1 control character is removed, except newline and tab (kept when ``multiline``);
 - Unicode bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069) and the invisible
-  direction marks are removed, so a name cannot visually reorder what follows it.
+  direction marks are removed, so a name cannot visually reorder what follows it;
+- characters whose width terminals and Rich disagree on, or that draw nothing, are removed (invisible format
+  characters such as zero-width spaces and joiners, variation selectors, emoji skin-tone modifiers, tag
+  characters) or shown as U+FFFD (invisible fillers such as U+3164, private-use and lone surrogate code points),
+  and a run of combining marks is cut to three: what is measured is what is drawn, so a row never spills into
+  the next pane and a run of invisible characters cannot hide what follows it;
+- line and paragraph separators (U+2028, U+2029) are line breaks.
 
 Markup is a separate concern: this module returns plain ``str``; widgets must show it as literal text
 (``Content``/``Text`` objects or ``markup=False``), never parse it.
@@ -29,6 +35,22 @@ _ESC_OTHER = r"\x1b[\x20-\x2f]*[\x30-\x7e]?"
 
 _SEQUENCES = re.compile("|".join((_ESC_STRING, _C1_STRING, _CSI, _ESC_OTHER)))
 
+# Invisible format characters (category Cf, the bidi ones apart), variation selectors, emoji modifiers, tags.
+_INVISIBLE = re.compile(
+    "[\u00ad\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u180b-\u180f\u200b-\u200d\u2060-\u2065"
+    "\u206a-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U0001f3fb-\U0001f3ff\U000e0001\U000e0020-\U000e007f"
+    "\U000e0100-\U000e01ef]"
+)
+# Fillers that draw nothing but take cells, private-use characters (a font decides their width), lone surrogates.
+_PLACEHOLDER = re.compile("[\u115f\u1160\u3164\uffa0\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff]")
+# A fourth and later combining mark on one character (marks stacked past any script's need draw out of the line).
+_STACKED = re.compile(
+    "(?<=[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3})"
+    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+)
+PLACEHOLDER = "\ufffd"
+
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 _C0 = "".join(chr(c) for c in range(0x20) if chr(c) not in "\n\t")
 _C1 = "".join(chr(c) for c in range(0x7F, 0xA0))
@@ -44,8 +66,11 @@ def clean(text: object, *, multiline: bool = True) -> str:
     """
     if text is None:
         return ""
-    value = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    value = str(text).replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     value = _SEQUENCES.sub("", value)
+    value = _INVISIBLE.sub("", value)
+    value = _PLACEHOLDER.sub(PLACEHOLDER, value)
+    value = _STACKED.sub("", value)
     return value.translate(_DROP_MULTILINE if multiline else _DROP_SINGLE_LINE)
 
 
