@@ -181,3 +181,92 @@ def test_attachment_content_is_decoded_only_when_marked_base64() -> None:
     encoded = ContentBlock(content=base64.b64encode(b"\x00\x01").decode(), metadata={"encoding": "base64"})
     assert attachment_bytes(encoded) == b"\x00\x01"
     assert attachment_bytes(ContentBlock(content="plain text")) == b"plain text"
+
+
+# --- one door to the terminal: every path, not only the reader and the list ---------------------------------------
+
+POISON = "\x1b]52;c;aGFja2Vk\x07\x1b]0;owned\x07[/][@click=app.quit]x[/]\u202e\x9b2J"
+
+
+async def test_notifications_are_cleaned_and_never_markup(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        app.screen.notify(f"Created inbox {POISON}", title=POISON)  # a screen's notify goes through the app's
+        await settle(pilot, app, lambda: any("Created inbox" in n.message for n in notes))
+        note = next(n for n in notes if "Created inbox" in n.message)
+        assert not note.markup
+        for bad in [*ESCAPES, "\x1b]0;"]:
+            assert bad not in note.message
+            assert bad not in note.title
+        assert "[@click=app.quit]x[/]" in note.message  # shown as text
+
+
+async def test_a_label_made_of_markup_is_text_in_the_sidebar_and_the_palette(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        app.core.store.label([threads.source.row(0).id], "[/] [@click=app.quit]q[/]")
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen.show_threads()
+        await settle(pilot, app, lambda: any(v.startswith("label:") for v in screen.label_views))
+        await pilot.press("ctrl+p")  # discovery lists every command, the label's view included
+        await settle(pilot, app, lambda: "View: #[/] [@click=app.quit]q[/]" in palette_hits(app))
+        await pilot.press(*"View")  # searching highlights it literally too
+        await settle(pilot, app, lambda: "View: #[/] [@click=app.quit]q[/]" in palette_hits(app))
+        assert app.is_running
+
+
+def test_a_label_with_control_characters_is_refused(service: Service) -> None:
+    from pigeon.store.mailstore import MailStore
+
+    store = MailStore(":memory:")
+    with pytest.raises(ValueError, match="printable"):
+        store.label(["t"], "work\x1b]52;c;AA\x07")
+
+
+async def test_the_contact_editor_shows_no_escape_and_saves_only_what_was_changed(service: Service) -> None:
+    from textual.widgets import Input, Select, TextArea
+
+    from pigeon.tui.messages import EditContact
+    from pigeon.tui.screens.contacts.editor import ContactEditor
+
+    db, account = service.db, service.alice.id
+    with db.transaction() as conn:
+        contact_id = db.insert_contact(
+            conn,
+            account,
+            {
+                "first_name": "Eve\x1b]52;c;aGFja2Vk\x07",
+                "last_name": "Mallory\u202e",
+                "emails": [{"type": "EMAIL_TYPE_FROM_THE_FUTURE", "email": "eve@example.com"}],
+                "phones": [{"type": "PHONE_TYPE_WORK", "phone": "\u200e+1 555 0100"}],
+                "metadata": {"note": "\x9b2J\u202eevil", "n": 1},
+            },
+        )
+    contact = db.get_contact(account, contact_id)
+    assert contact is not None
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.post_message(EditContact(contact))
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+        editor = app.screen
+        shown = [box.value for box in editor.query(Input)] + [editor.query_one(TextArea).text]
+        for bad in ESCAPES:
+            assert not [value for value in shown if bad in value]
+        types = editor.query(Select).first()
+        assert types.value == "EMAIL_TYPE_FROM_THE_FUTURE"  # an unknown type is offered, not replaced
+        first = editor.query_one("#first_name", Input)
+        assert first.value == "Eve"  # the clipboard write is gone from what is shown
+        first.value = "Evelyn"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: not isinstance(app.screen, ContactEditor))
+    saved = db.get_contact(account, contact_id)
+    assert saved is not None
+    assert saved.first_name == "Evelyn"
+    assert saved.last_name == "Mallory\u202e"  # untouched values are never rewritten
+    assert [(e.type, e.email) for e in saved.emails] == [("EMAIL_TYPE_FROM_THE_FUTURE", "eve@example.com")]
+    assert [p.phone for p in saved.phones] == ["\u200e+1 555 0100"]
+    assert saved.metadata == {"note": "\x9b2J\u202eevil", "n": 1}

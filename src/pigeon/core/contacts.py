@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from pigeon.api import FieldError
 from pigeon.models import Contact, EmailType, PhoneType, SocialProfileType, UpdateContact
+from pigeon.sanitize import clean
 
 ENTRY_KINDS: dict[str, tuple[str, type[StrEnum]]] = {
     "emails": ("email", EmailType),
@@ -33,6 +34,32 @@ KIND_TITLES = {"emails": "Emails", "phones": "Phones", "social_profiles": "Socia
 def type_label(value: str) -> str:
     """``EMAIL_TYPE_WORK`` as ``Work``."""
     return value.split("_TYPE_", 1)[-1].replace("_", " ").title()
+
+
+def on_screen(value: str) -> str:
+    """How a field's value is shown in its box: cleaned of anything that would act on the terminal."""
+    return clean(value, multiline=False)
+
+
+def kept(shown: str, raw: str) -> str:
+    """The value to save from a box that showed ``on_screen(raw)`` and now holds ``shown``: the service's own
+    value while the user has not changed what was shown (an invisible mark in it is not the user's to lose)."""
+    return raw if shown == on_screen(raw) else shown
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def safe_json(value: Any) -> str:
+    """``value`` as indented JSON that is safe on a screen and means the same: every character the terminal must
+    not see (controls, bidi, invisible ones) is written as its ``\\uXXXX`` escape."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return "".join(ch if ch == "\n" or clean(ch) == ch else _json_escape(ch) for ch in text)
 
 
 def contact_haystack(contact: Contact) -> str:
@@ -70,7 +97,7 @@ class ContactForm:
             emails=entries("emails"),
             phones=entries("phones"),
             social_profiles=entries("social_profiles"),
-            metadata_text=json.dumps(contact.metadata or {}, indent=2, ensure_ascii=False),
+            metadata_text=safe_json(contact.metadata or {}),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -127,6 +127,8 @@ class TriageStore(Database):
         label = " ".join(label.split())
         if not label or len(label) > LABEL_MAX:
             raise ValueError(f"a label is 1 to {LABEL_MAX} characters")
+        if not label.isprintable():
+            raise ValueError("a label is printable text: no control characters")
 
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
             if on:

@@ -17,12 +17,14 @@ from textual import events, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from pigeon.config import Config, ConfigError
 from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.core.mail import MailCore, MailStore
 from pigeon.core.session import ClientFactory
+from pigeon.sanitize import clean, clean_line
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
@@ -143,6 +145,19 @@ class PigeonApp(ReportsFailures, App[None]):
                 severity="error",
                 markup=False,
             )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification passes here, the screens' too: its text is cleaned and never read as markup (a
+        message may quote mail or a service's answer). ``markup`` is accepted and ignored."""
+        super().notify(clean(message), title=clean_line(title), severity=severity, timeout=timeout, markup=False)
 
     # --- the app's own actions ----------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from textual.dom import DOMNode
 
 from pigeon.core.actions import ACTIONS, Action
 from pigeon.sanitize import clean_line
-from pigeon.tui.render import relative_time
+from pigeon.tui.render import relative_time, safe_markup
 from pigeon.tui.widgets.inbox_list import view_label
 
 if TYPE_CHECKING:
@@ -76,14 +76,14 @@ class PigeonCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._actions():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(Content(name), callback, text=name, help=safe_markup(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, help_text, callback in self._actions():
             score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+            if score > 0:  # (a label's name is the user's text: highlighted literally, like mail)
+                yield Hit(score, literal_highlight(matcher, name), callback, text=name, help=safe_markup(help_text))
         mail = self.mail
         if mail is None:
             return
@@ -105,7 +105,7 @@ class PigeonCommands(Provider):
         ]
         for label, callback, help_text in threads:
             score = max(matcher.match(label), 0.5)  # the store matched its words, in any order
-            yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=help_text)
+            yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=safe_markup(help_text))
 
     @staticmethod
     def _jumps(
@@ -116,7 +116,7 @@ class PigeonCommands(Provider):
         for label, callback in targets:
             score = matcher.match(label)
             if score > 0:
-                yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=help_text)
+                yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=safe_markup(help_text))
                 found += 1
                 if limit and found >= limit:
                     return

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from textual.content import Content
+from textual.markup import escape
 
 from pigeon.sanitize import clean, clean_line
 
@@ -32,6 +33,12 @@ def safe_line(text: object, *, limit: int | None = None, style: str = "") -> Con
     """One line of untrusted text as literal content."""
     value = clean_line(text, limit=limit)
     return Content.styled(value, style) if style else Content(value)
+
+
+def safe_markup(text: object, *, limit: int | None = None) -> str:
+    """One line of untrusted text for the few places Textual reads as markup (the palette's help): cleaned, and
+    its square brackets escaped so that nothing in it is a tag."""
+    return escape(clean_line(text, limit=limit))
 
 
 # --- times and sizes ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from pigeon.sanitize import clean_line
 from pigeon.tui.render import safe_line
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
 
 
 def view_label(view: str) -> str:
-    return VIEW_LABELS.get(view) or "#" + view.removeprefix("label:")
+    """A view's name as one clean line (a label's name is the user's own text)."""
+    return VIEW_LABELS.get(view) or clean_line("#" + view.removeprefix("label:"))
 
 
 class InboxList(OptionList):

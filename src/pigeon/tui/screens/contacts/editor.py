@@ -20,13 +20,15 @@ from pigeon.core.contacts import (
     ContactForm,
     FormInvalid,
     changes,
+    kept,
+    on_screen,
     type_label,
     validate,
 )
 from pigeon.core.errors import FieldError, Invalid, Unauthorized
 from pigeon.core.mail import Draft, MailCore, NotSaved
 from pigeon.models import Contact
-from pigeon.sanitize import clean, clean_line
+from pigeon.sanitize import clean_line
 from pigeon.tui.messages import Failed
 from pigeon.tui.render import safe_line
 from pigeon.tui.screens.base import ReportsFailures
@@ -44,22 +46,26 @@ class EntryRow(Vertical):
 
     def compose(self) -> ComposeResult:
         key, enum = ENTRY_KINDS[self.kind]
+        known = [m.value for m in enum]
+        current = self.entry.get("type") or known[0]
+        types = known if current in known else [*known, current]  # a type this Pigeon does not know is kept
         with Horizontal(classes="entry-line"):
             yield Select(
-                [(type_label(m.value), m.value) for m in enum],
-                value=self.entry.get("type")
-                if self.entry.get("type") in {m.value for m in enum}
-                else next(iter(enum)).value,
+                [(Content(clean_line(type_label(t))), t) for t in types],
+                value=current,
                 allow_blank=False,
                 classes="entry-type",
             )
-            yield Input(clean(self.entry.get(key, ""), multiline=False), placeholder=key, classes="entry-value")
+            yield Input(on_screen(self.entry.get(key, "")), placeholder=key, classes="entry-value")
             yield Button("Remove", classes="entry-remove", variant="error")
         yield Label("", classes="field-error")
 
     def value(self) -> dict[str, str]:
         key, _ = ENTRY_KINDS[self.kind]
-        return {"type": str(self.query_one(Select).value), key: self.query_one(Input).value}
+        return {
+            "type": str(self.query_one(Select).value),
+            key: kept(self.query_one(Input).value, self.entry.get(key, "")),
+        }
 
     @on(Button.Pressed, ".entry-remove")
     def _remove(self, event: Button.Pressed) -> None:
@@ -97,7 +103,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
                 yield Static(
                     Content.styled(
                         f"Restored unsaved changes from {self.restored.saved_at:%Y-%m-%d %H:%M} UTC"
-                        f"{' (' + self.restored.reason + ')' if self.restored.reason else ''}. "
+                        f"{' (' + clean_line(self.restored.reason) + ')' if self.restored.reason else ''}. "
                         "Save with ctrl+s, or ctrl+d to discard them.",
                         "$warning",
                     ),
@@ -106,7 +112,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
                 )
             for name, label in (("first_name", "First name"), ("last_name", "Last name")):
                 yield Label(label)
-                yield Input(getattr(self.start, name), id=name, classes="name")
+                yield Input(on_screen(getattr(self.start, name)), id=name, classes="name")
                 yield Label("", id=f"{name}-error", classes="field-error")
             for kind, title in KIND_TITLES.items():
                 yield Label(title, classes="section")
@@ -133,8 +139,8 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             return [row.value() for row in self.query_one(f"#{kind}", Vertical).query_children(EntryRow)]
 
         return ContactForm(
-            first_name=self.query_one("#first_name", Input).value,
-            last_name=self.query_one("#last_name", Input).value,
+            first_name=kept(self.query_one("#first_name", Input).value, self.start.first_name),
+            last_name=kept(self.query_one("#last_name", Input).value, self.start.last_name),
             emails=entries("emails"),
             phones=entries("phones"),
             social_profiles=entries("social_profiles"),
