@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]+)\)")
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
@@ -39,18 +38,34 @@ def summary(html: str) -> str:
 
 
 def readable(html: str) -> str:
-    """The readable text of ``html`` with its links as numbered footnotes that show their real targets."""
-    from inscriptis import get_text
+    """The readable text of ``html`` with its links as numbered footnotes that show their real targets.
 
-    text: str = get_text(html, _config(links=True))
-    numbers: dict[str, int] = {}  # target -> its footnote number (a dict: linear in the number of links)
+    Each anchor is numbered on the parsed tree (its ``href``, nothing its text says), before the text is made, so a
+    link whose text looks like another link cannot take the footnote; numbering is a dict lookup, linear in the
+    number of links."""
+    from inscriptis import Inscriptis
+    from lxml.etree import ParserError
+    from lxml.html import document_fromstring
 
-    def footnote(match: re.Match[str]) -> str:
-        label, target = match.group(1).strip(), match.group(2)
-        number = numbers.setdefault(target, len(numbers) + 1)
-        return f"{label} [{number}]" if label and label != target else f"{target} [{number}]"
-
-    text = _LINK.sub(footnote, text).strip()
+    source = html.strip()
+    if not source:
+        return ""
+    try:
+        tree = document_fromstring(source)
+    except ParserError:  # (what inscriptis does with what lxml cannot read as a document)
+        tree = document_fromstring("<pre>" + source + "</pre>")
+    numbers: dict[str, int] = {}  # target -> its footnote number
+    for anchor in tree.iter("a"):
+        target = (anchor.get("href") or "").strip()
+        if not target or target.startswith("#"):
+            continue
+        marker = f" [{numbers.setdefault(target, len(numbers) + 1)}]"
+        if len(anchor):
+            anchor[-1].tail = (anchor[-1].tail or "") + marker
+        else:
+            anchor.text = (anchor.text or "") + marker
+    text: str = Inscriptis(tree, _config(links=False)).get_text()
+    text = text.strip()
     if numbers:
         text += "\n\nLinks:\n" + "\n".join(f"[{n}] {target}" for target, n in numbers.items())
     return text

@@ -270,3 +270,28 @@ async def test_the_contact_editor_shows_no_escape_and_saves_only_what_was_change
     assert [(e.type, e.email) for e in saved.emails] == [("EMAIL_TYPE_FROM_THE_FUTURE", "eve@example.com")]
     assert [p.phone for p in saved.phones] == ["\u200e+1 555 0100"]
     assert saved.metadata == {"note": "\x9b2J\u202eevil", "n": 1}
+
+
+def test_a_name_that_names_an_address_is_listed_as_the_address_it_came_from() -> None:
+    from pigeon.models import Message
+    from pigeon.store.sync import sender_label
+
+    spoof = Message.model_validate(
+        {"sender": {"raw_address": "x@paypa1.example", "contact": {"first_name": "PayPal <service@paypal.com>"}}}
+    )
+    assert sender_label(spoof) == "x@paypa1.example"
+    honest = Message.model_validate({"sender": {"raw_address": "ada@example.com", "contact": {"first_name": "Ada"}}})
+    assert sender_label(honest) == "Ada"
+
+
+async def test_the_reader_shows_the_address_a_message_came_from(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        named = [m for m in reader.messages if m.sender and m.sender.contact and m.sender.contact.name]
+        assert named
+        for message in named:
+            assert f"From: {message.sender.raw_address}" in reader.text  # type: ignore[union-attr]

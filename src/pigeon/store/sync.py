@@ -34,9 +34,14 @@ def sender_label(message: Message) -> str:
     sender = message.sender
     if sender is None:
         return ""
-    if sender.contact is not None and sender.contact.name:
-        return sender.contact.name
-    return sender.raw_address or ""
+    name = sender.contact.name if sender.contact is not None else ""
+    if name and not _looks_like_an_address(name):
+        return name
+    return sender.raw_address or name  # a name that names an address shows the address the mail came from
+
+
+def _looks_like_an_address(name: str) -> bool:
+    return "@" in name or "<" in name
 
 
 def who_of(messages: list[Message]) -> str:

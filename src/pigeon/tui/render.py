@@ -96,6 +96,13 @@ def sender_name(message: Message, contacts: dict[str, Contact] | None = None) ->
     return contact_name(contact, sender.raw_address or sender.contact_id) or "(unknown sender)"
 
 
+def sender_address(message: Message, contacts: dict[str, Contact] | None = None) -> str:
+    """The address the mail really came from, when the name shown is not that address ("" otherwise): a display
+    name can say anything ("PayPal Security <service@paypal.com>"), so the reader shows the address too."""
+    address = clean_line(message.sender.raw_address if message.sender else "")
+    return address if address and address != clean_line(sender_name(message, contacts)) else ""
+
+
 @functools.cache
 def recipient_labels() -> dict[str, str]:
     from pigeon.models import RecipientType  # pydantic loads after the first screen, not before

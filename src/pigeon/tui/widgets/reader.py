@@ -29,6 +29,7 @@ from pigeon.tui.render import (
     recipients_by_type,
     safe,
     safe_line,
+    sender_address,
     sender_name,
     split_quotes,
     thread_depths,
@@ -127,6 +128,9 @@ class ThreadView:
             lines.append(
                 Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
             )
+        address = sender_address(message, self.contacts)
+        if address:
+            lines.append(Content.assemble(Content.styled("From: ", "dim"), address))
         for label, names in recipients_by_type(message.recipients, self.contacts):
             lines.append(Content.assemble(Content.styled(f"{label}: ", "dim"), safe_line(", ".join(names))))
         if message.subject and _base_subject(message.subject) != _base_subject(self.thread.subject):
