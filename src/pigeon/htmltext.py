@@ -6,6 +6,7 @@ at start-up. No Textual here.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -37,6 +38,7 @@ def summary(html: str) -> str:
     return text_of(title.group(1)) if title and title.group(1).strip() else text_of(html)
 
 
+@functools.lru_cache(maxsize=16)  # folding quotes or a resize lays a thread out again: its HTML is read once
 def readable(html: str) -> str:
     """The readable text of ``html`` with its links as numbered footnotes that show their real targets.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,42 @@ async def test_the_reader_shows_the_address_a_message_came_from(service: Service
         assert named
         for message in named:
             assert f"From: {message.sender.raw_address}" in reader.text  # type: ignore[union-attr]
+
+
+async def test_keys_are_answered_while_a_long_thread_is_laid_out(
+    service: Service, hostile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from pigeon.tui.widgets import reader as reader_module
+
+    gate = threading.Event()
+    render = reader_module.ThreadView.render
+    laid_out_on: list[threading.Thread] = []
+
+    def held(self: reader_module.ThreadView, progress: str = "") -> object:
+        if threading.current_thread() is not threading.main_thread():
+            laid_out_on.append(threading.current_thread())
+            gate.wait(10)  # the layout of the 2 MB message takes as long as this test likes
+        return render(self, progress)
+
+    monkeypatch.setattr(reader_module.ThreadView, "render", held)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        await pilot.press("enter")  # the hostile thread, with its 2 MB body, is the first
+        reader = app.screen.query_one(Reader)
+
+        async def until(state: Callable[[], bool]) -> None:  # (settle would wait for the held worker)
+            for _ in range(500):
+                await pilot.pause(0.01)
+                if state():
+                    return
+            raise AssertionError("not reached")
+
+        await until(lambda: "Laying out" in str(reader.query_one("#reader-content").visual))
+        assert laid_out_on  # in a thread, not on the UI's
+        await pilot.press("escape", "j")  # answered while the layout goes on
+        await until(lambda: threads.cursor == 1 and app.focused is threads)
+        gate.set()
+        await settle(pilot, app, lambda: "more characters not shown" in reader.text)

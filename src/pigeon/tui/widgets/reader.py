@@ -6,11 +6,12 @@ the content, never the widgets, so long threads stay cheap and nothing is torn d
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -53,6 +54,9 @@ def status_badges() -> dict[str, str]:
 
 
 NEWLINE = Content("\n")
+RENDER_HERE = 100_000
+"""Characters of message text a thread may hold to be laid out in the frame that shows it; longer ones are laid out
+in a thread."""
 
 
 def _base_subject(subject: str | None) -> str:
@@ -210,6 +214,7 @@ class Reader(VerticalScroll, can_focus=True):
         self.progress = ""
         self._width = 0
         self._shown = self.EMPTY
+        self._generation = 0
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(self.EMPTY, id="reader-content", markup=False)
@@ -250,13 +255,33 @@ class Reader(VerticalScroll, can_focus=True):
             if self.thread is not None:
                 self._render_thread()
 
+    @property
+    def rendering(self) -> bool:
+        """A long thread is being laid out in the background (the reader says so meanwhile)."""
+        return any(worker.group == "render" and not worker.is_finished for worker in self.workers)
+
     def _render_thread(self) -> None:
         static = self.query_one("#reader-content", Static)
+        self._generation += 1
         if self.thread is None:
             self._shown = self.EMPTY
             static.update(self.EMPTY)
             return
         width = self.scrollable_content_region.width or 80
         view = ThreadView(self.thread, self.messages, self.contacts, show_quotes=self.show_quotes, width=width - 1)
-        self._shown = view.render(self.progress)
-        static.update(self._shown)
+        size = sum(len(block.content or "") for message in self.messages for block in message.content_blocks)
+        if size <= RENDER_HERE:
+            self._shown = view.render(self.progress)
+            static.update(self._shown)
+            return
+        # Laying out a long thread (a 2 MB newsletter, tens of thousands of links) takes a second: in a thread, so
+        # that every key is answered meanwhile; a newer layout (more pages, a fold, a resize) replaces it.
+        static.update(Content.styled(f"Laying out {size:,} characters…", "italic dim"))
+        self._render_elsewhere(view, self.progress, self._generation)
+
+    @work(exclusive=True, group="render", exit_on_error=False, description="laying out the thread")
+    async def _render_elsewhere(self, view: ThreadView, progress: str, generation: int) -> None:
+        shown = await asyncio.to_thread(view.render, progress)
+        if generation == self._generation:  # nothing newer was asked for meanwhile
+            self._shown = shown
+            self.query_one("#reader-content", Static).update(shown)
