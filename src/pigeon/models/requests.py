@@ -3,6 +3,7 @@ and email addresses validated, ``metadata`` a JSON object. Limits of the spec ar
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from typing import Annotated, Any, Final
@@ -34,6 +35,30 @@ CONTACT_VALUE_MAX: Final = 200
 # --- requests (strict) -------------------------------------------------------------------------------------
 
 
+METADATA_DEPTH_MAX: Final = 32
+"""How deeply ``metadata`` may nest: enough for any real use, little enough that it can always be sent back."""
+
+
+def _check_json(value: Metadata) -> Metadata:
+    """A JSON object of finite numbers, nested at most ``METADATA_DEPTH_MAX`` deep (walked without recursion)."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > METADATA_DEPTH_MAX:
+            raise ValueError(f"nests deeper than {METADATA_DEPTH_MAX} levels")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("holds NaN or Infinity, which JSON has no room for")
+        if isinstance(item, dict):
+            pending += [(child, depth + 1) for child in item.values()]
+        elif isinstance(item, list):
+            pending += [(child, depth + 1) for child in item]
+    return value
+
+
+MetadataIn = Annotated[Metadata, AfterValidator(_check_json)]
+"""``metadata`` as a request may carry it."""
+
+
 class RequestBody(BaseModel):
     """Base of request bodies and query parameters: unknown fields refused, values checked."""
 
@@ -42,6 +67,31 @@ class RequestBody(BaseModel):
     def to_wire(self) -> dict[str, Any]:
         """The JSON body: only the fields the caller set (PATCH semantics), arrays whole."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+
+def _optional_not_nullable(schema: dict[str, Any]) -> None:
+    """Publish ``X | None = None`` fields as optional ``X``: leaving one out is fine, sending null is not."""
+    for prop in schema.get("properties", {}).values():
+        options = prop.get("anyOf")
+        if options and {"type": "null"} in options:
+            rest = [o for o in options if o != {"type": "null"}]
+            prop.pop("anyOf")
+            prop.pop("default", None)
+            prop.update(rest[0] if len(rest) == 1 else {"anyOf": rest})
+
+
+class Body(RequestBody):
+    """A request body: a field is either sent with a value or left out; ``null`` is no value of the spec's types
+    (and the published schema says so)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_optional_not_nullable)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("null is not a value here: leave the field out")
+        return value
 
 
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)"
@@ -96,41 +146,30 @@ UUIDText = Annotated[str, AfterValidator(_check_uuid)]
 """An identifier the spec types uuid, when a caller sends one."""
 
 
-class CreateInbox(RequestBody):
+class CreateInbox(Body):
     type: InboxType
     email: EmailAddress | None = None
     # Not listed in the spec's body; the Inbox resource has it (at most 100 characters). Sent only when set.
     display_name: str | None = Field(default=None, max_length=INBOX_DISPLAY_NAME_MAX)
-    metadata: Metadata | None = None
+    metadata: MetadataIn | None = None
 
 
-class ContactEmailInput(RequestBody):
+class ContactEmailInput(Body):
     type: EmailType
     email: EmailAddress
 
 
-class ContactPhoneInput(RequestBody):
+class ContactPhoneInput(Body):
     type: PhoneType
     phone: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX)
 
 
-class ContactSocialProfileInput(RequestBody):
+class ContactSocialProfileInput(Body):
     type: SocialProfileType
     username: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX)
 
 
-def _optional_not_nullable(schema: dict[str, Any]) -> None:
-    """Publish ``X | None = None`` fields as optional ``X``: leaving one out is fine, sending null is not."""
-    for prop in schema.get("properties", {}).values():
-        options = prop.get("anyOf")
-        if options and {"type": "null"} in options:
-            rest = [o for o in options if o != {"type": "null"}]
-            prop.pop("anyOf")
-            prop.pop("default", None)
-            prop.update(rest[0] if len(rest) == 1 else {"anyOf": rest})
-
-
-class UpdateContact(RequestBody):
+class UpdateContact(Body):
     """``PATCH /v1/contacts/{id}``: every field optional; only the fields set are sent; arrays replace whole."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_optional_not_nullable)
@@ -140,7 +179,7 @@ class UpdateContact(RequestBody):
     emails: list[ContactEmailInput] | None = None
     phones: list[ContactPhoneInput] | None = None
     social_profiles: list[ContactSocialProfileInput] | None = None
-    metadata: Metadata | None = None
+    metadata: MetadataIn | None = None
 
     @field_validator("first_name", "last_name", "emails", "phones", "social_profiles", "metadata", mode="before")
     @classmethod
@@ -151,11 +190,11 @@ class UpdateContact(RequestBody):
         return value
 
 
-class CreateWebhook(RequestBody):
+class CreateWebhook(Body):
     url: HttpUrlText
     events: list[EventKind] = Field(min_length=1)
     description: str | None = None
-    metadata: Metadata | None = None
+    metadata: MetadataIn | None = None
 
     @field_validator("events")
     @classmethod

@@ -36,7 +36,8 @@ THREAD_PAGE_MAX = 500
 
 
 def json_response(model: BaseModel, status: int = 200) -> Response:
-    return Response(model.model_dump_json(), status_code=status, media_type="application/json")
+    # An optional field without a value is left out, never sent as null: the spec's types have no null.
+    return Response(model.model_dump_json(exclude_none=True), status_code=status, media_type="application/json")
 
 
 def make_router(

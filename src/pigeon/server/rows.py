@@ -27,6 +27,8 @@ from pigeon.models import (
     WebhookSubscription,
 )
 
+CURSOR_KEY_MAX = 200
+
 
 class InvalidCursor(ValueError):
     """A page token that this service did not give out for this list."""
@@ -82,7 +84,16 @@ def decode_cursor(token: str, kind: str, scope: str, arity: int) -> list[Any]:
         raise InvalidCursor("page_token is not a token this service gave out")
     if value[1] != scope:
         raise InvalidCursor("page_token belongs to another list")
-    return value[2:]
+    keys = value[2:]
+    if not all(_plain_key(key) for key in keys):  # only what encode_cursor wrote: short text, small whole numbers
+        raise InvalidCursor("page_token is not a token this service gave out")
+    return keys
+
+
+def _plain_key(key: Any) -> bool:
+    if isinstance(key, str):
+        return len(key) <= CURSOR_KEY_MAX
+    return isinstance(key, int) and not isinstance(key, bool) and 0 <= key < 2**62
 
 
 # --- rows to wire models ----------------------------------------------------------------------------------------

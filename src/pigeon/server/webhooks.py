@@ -99,7 +99,7 @@ def event_payload(kind: str, message: Message) -> str:
             "id": "evt_" + uuid.uuid4().hex,
             "type": kind,
             "created_at": iso(datetime.now(UTC)),
-            "data": {"message": message.model_dump(mode="json")},
+            "data": {"message": message.model_dump(mode="json", exclude_none=True)},
         },
         separators=(",", ":"),
     )
