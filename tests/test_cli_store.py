@@ -87,3 +87,21 @@ def test_search_on_an_empty_store_says_to_sync(capsys: pytest.CaptureFixture[str
     code, text = run("search", "anything")
     assert code == 0
     assert "pigeon sync" in text
+
+
+@pytest.mark.parametrize("argv", [[], ["views"], ["search", "x"], ["undo"]])
+def test_a_corrupt_store_is_one_line_naming_the_file_and_the_way_out(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.store.mailstore import store_path
+
+    path = store_path("default")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a SQLite file, it was cut short by a crash")
+    monkeypatch.setenv("PIGEON_TOKEN", "pgn_x")  # the app itself (no command) would open past the login screen
+    assert main(["--base-url", "http://127.0.0.1:9", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert str(path) in err
+    assert "Move it aside" in err
+    assert "Traceback" not in err

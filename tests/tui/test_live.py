@@ -186,3 +186,19 @@ def test_webhooks_are_used_only_for_a_service_on_this_machine() -> None:
     assert is_loopback("http://localhost:8025")
     assert not is_loopback("https://mail.example.com")
     assert not is_loopback("http://service.test")
+
+
+async def test_a_replayed_delivery_is_acknowledged_but_never_handled_twice() -> None:
+    received: list[dict[str, Any]] = []
+    receiver = WebhookReceiver(received.append)
+    await receiver.start()
+    receiver.secret = SECRET
+    try:
+        async with httpx.AsyncClient() as http:
+            body, headers = signed(EVENT)  # one delivery, fresh and rightly signed...
+            for _ in range(3):  # ...sent three times by someone who captured it
+                assert (await http.post(receiver.url, content=body, headers=headers)).status_code == 204
+    finally:
+        await receiver.stop()
+    assert received == [EVENT]
+    assert (receiver.accepted, receiver.replayed) == (1, 2)

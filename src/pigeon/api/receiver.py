@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 log = logging.getLogger("pigeon.api.receiver")
 
 MAX_BODY = 1024 * 1024
+SEEN_KEPT = 10_000
 READ_TIMEOUT = 10.0
 
 
@@ -49,6 +51,8 @@ class WebhookReceiver:
         self.secret: str | None = None
         self.accepted = 0
         self.rejected = 0
+        self.replayed = 0
+        self._seen: OrderedDict[str, None] = OrderedDict()  # delivery ids already handled, newest last
         self._server: asyncio.Server | None = None
 
     @property
@@ -122,6 +126,13 @@ class WebhookReceiver:
             self.rejected += 1
             log.info("rejected a webhook delivery: %s", exc)
             return 401
+        delivery = headers.get("webhook-id", "")
+        if delivery in self._seen:  # a replay (or a retry of what was handled): acknowledged, never handled twice
+            self.replayed += 1
+            return 204
+        self._seen[delivery] = None
+        while len(self._seen) > SEEN_KEPT:  # older ones are outside the signature's time tolerance anyway
+            self._seen.popitem(last=False)
         self.accepted += 1
         try:
             self.on_event(delivered)

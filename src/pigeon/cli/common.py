@@ -15,7 +15,7 @@ from pigeon.cli.output import UsageError
 from pigeon.config import Config, load_config
 
 if TYPE_CHECKING:
-    from pigeon.core.mail import MailCore
+    from pigeon.core.mail import MailCore, MailStore
 
 T = TypeVar("T")
 
@@ -36,16 +36,27 @@ def token_of(config: Config) -> str:
 def core_of(args: argparse.Namespace, *, online: bool, local: bool = True) -> MailCore:
     """The profile's mail core: ``online`` ones need a token; ``local`` ones open the profile's store (the others
     keep nothing: they only ask the service)."""
-    from pigeon.core.errors import SchemaTooNew
     from pigeon.core.mail import MailCore, MailStore
 
     config = config_of(args)
     token = token_of(config) if online else None
-    try:
-        store = MailStore.for_profile(config.profile) if local else MailStore(":memory:")
-    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
-        raise UsageError(f"Cannot open the local store of profile {config.profile!r}: {exc}") from None
+    store = open_store(config) if local else MailStore(":memory:")
     return MailCore(config, store, token=token)
+
+
+def open_store(config: Config) -> MailStore:
+    """The profile's local store, or a one-line error that names the file and the way out."""
+    from pigeon.core.errors import SchemaTooNew
+    from pigeon.core.mail import MailStore, store_path
+
+    try:
+        return MailStore.for_profile(config.profile)
+    except (sqlite3.Error, SchemaTooNew, OSError) as exc:
+        path = store_path(config.profile)
+        raise UsageError(
+            f"Cannot open the local store {path} ({exc}). Move it aside and start again: Pigeon builds a new one "
+            "from the service (the triage state kept in the old one stays in that file)."
+        ) from None
 
 
 def run(args: argparse.Namespace, call: Callable[[MailCore], Awaitable[T]], *, local: bool = False) -> T:

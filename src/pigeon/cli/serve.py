@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from pigeon import credentials, locations
-from pigeon.cli.common import config_of
+from pigeon.cli.common import config_of, open_store
 from pigeon.cli.output import EXIT_OK, UsageError
 
 
@@ -104,5 +104,6 @@ def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
         problem = ""
     except credentials.CredentialsError as exc:  # no keyring: log in for this session, and say why
         token, problem = None, str(exc)
-    make_app(config, token=token, remember_token=not credentials.env_token(), login_message=problem).run()
+    store = open_store(config)  # a store that cannot be opened is a one-line error, before any screen
+    make_app(config, token=token, remember_token=not credentials.env_token(), login_message=problem, store=store).run()
     return EXIT_OK

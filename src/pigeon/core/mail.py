@@ -24,7 +24,7 @@ from pigeon.core.listing import Listing
 from pigeon.core.live import Live
 from pigeon.core.session import ClientFactory, Session
 from pigeon.store.drafts import Draft, Drafts
-from pigeon.store.mailstore import MailStore, StoredThread
+from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
 from pigeon.store.sync import SyncReport, fetch_thread, sender_label, sync
 from pigeon.store.triage import Change
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread, UpdateContact, WebhookSubscription
 
-__all__ = ["Draft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label"]
+__all__ = ["Draft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label", "store_path"]
 
 READ_AHEAD_KEPT = 16
 
