@@ -392,3 +392,40 @@ async def test_a_sync_that_fails_stops_fetching_the_other_threads(tmp_path: Path
         others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         assert not [t for t in others if "fetch" in repr(t.get_coro())]  # none left behind to report or write
     assert reported == []
+
+
+async def test_records_that_cannot_be_read_are_left_out_and_named_while_the_rest_syncs(
+    tmp_path: Path, service: Service
+) -> None:
+    import json as jsonlib
+
+    bad_threads = [
+        {"id": "t-date", "last_message_at": "10000-01-01T00:00:00Z", "message_count": 1},  # no such year
+        {"id": "t-ahead", "created_at": "9999-12-31T23:59:59-05:00"},  # past year 9999 once in UTC
+        {"id": "t-huge", "message_count": 10**30},  # more than JSON carries exactly, or SQLite holds
+    ]
+    inner = httpx.ASGITransport(app=service.app)
+
+    async def poisoned(request: httpx.Request) -> httpx.Response:
+        answer = await inner.handle_async_request(request)
+        if request.url.path not in {"/v1/threads", "/v1/messages"}:
+            return answer
+        await answer.aread()
+        body = jsonlib.loads(answer.content)
+        if request.url.path == "/v1/threads":
+            body["threads"] += bad_threads
+        elif body["messages"]:
+            body["messages"].append({"id": "m-bad", "created_at": "not a date"})
+        return httpx.Response(200, json=body)
+
+    store = MailStore(tmp_path / "s.sqlite3")
+    async with PigeonClient(
+        "http://s.test", service.alice.token, http_client=httpx.AsyncClient(transport=httpx.MockTransport(poisoned))
+    ) as client:
+        report = await sync(client, store)
+    assert report.threads == 25  # every good thread synced
+    assert store.count("all") == 25
+    named = [line.split(":")[0] for line in report.skipped]
+    assert {"t-date", "t-ahead", "t-huge"} <= set(named)
+    assert named.count("m-bad") == 25  # one bad message in each thread, each left out on its own
+    assert all(store.messages(t.id) for t in store.list_threads("all", limit=25, now=NOW))

@@ -217,6 +217,23 @@ class PigeonClient:
             message += " (is the service running, and is the address right?)"
         return ConnectionFailed(message), never_sent
 
+    async def request_json(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> Any:
+        """Send a request and return its success body as parsed JSON; a body that is not JSON is an error."""
+        response = await self.request(method, path, params=params, body=body)
+        try:
+            return response.json()
+        except (ValueError, RecursionError):  # (JSON nested past what the parser takes is not JSON to us either)
+            raise MalformedResponse(
+                f"{method} {path}: the service answered {response.status_code} but the body is not JSON"
+            ) from None
+
     async def request_model(
         self,
         method: str,
@@ -227,14 +244,8 @@ class PigeonClient:
         body: dict[str, Any] | None = None,
     ) -> M:
         """Send a request and parse its success body as ``model``; a body of the wrong shape is an error."""
-        response = await self.request(method, path, params=params, body=body)
+        data = await self.request_json(method, path, params=params, body=body)
         where = f"{method} {path}"
-        try:
-            data = response.json()
-        except ValueError:
-            raise MalformedResponse(
-                f"{where}: the service answered {response.status_code} but the body is not JSON"
-            ) from None
         try:
             return model.model_validate(data)
         except ValidationError as exc:

@@ -25,6 +25,8 @@ class Page(Generic[T]):
 
     items: list[T]
     next_page_token: str | None = None
+    skipped: tuple[str, ...] = ()
+    """Records of this page that could not be read, each as "its id: why" (the rest of the page is in ``items``)."""
 
     @property
     def has_next_page(self) -> bool:

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from pigeon.api.errors import FieldError, InvalidInput
+from pigeon.api.errors import FieldError, InvalidInput, MalformedResponse
 from pigeon.api.pagination import Page, walk_pages
 from pigeon.models import (
     PAGE_SIZE_DEFAULT,
@@ -19,10 +19,7 @@ from pigeon.models import (
     CreateWebhook,
     Inbox,
     InboxType,
-    ListInboxesResponse,
     ListMessagesQuery,
-    ListMessagesResponse,
-    ListThreadsResponse,
     Message,
     RequestBody,
     Thread,
@@ -41,6 +38,15 @@ class Transport(Protocol):
     """What the resources need of the client: typed requests, and how many pages a list may have."""
 
     max_pages: int
+
+    async def request_json(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: builtins.list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> Any: ...
 
     async def request_model(
         self,
@@ -86,22 +92,44 @@ class _Resource:
     def __init__(self, client: Transport) -> None:
         self._client = client
 
-    def _walk(self, path: str, model: type[M], items: str) -> AsyncIterator[Page[Any]]:
+    def _walk(self, path: str, model: type[M], items: str) -> AsyncIterator[Page[M]]:
         """Pages of a list whose pagination the spec does not show: follow ``next_page_token`` if it comes."""
 
-        async def fetch(token: str | None) -> Page[Any]:
+        async def fetch(token: str | None) -> Page[M]:
             params = [("page_token", token)] if token else None
-            answer = await self._client.request_model("GET", path, model, params=params)
-            return Page(getattr(answer, items), getattr(answer, "next_page_token", None) or None)
+            return await self._page("GET", path, model, items, params)
 
         return walk_pages(fetch, what=items, max_pages=self._client.max_pages)
+
+    async def _page(
+        self, method: str, path: str, model: type[M], items: str, params: builtins.list[tuple[str, str]] | None
+    ) -> Page[M]:
+        """One page of a list, each record read on its own: one the models refuse (a date no calendar has, a count
+        past what JSON carries) is skipped and named in ``Page.skipped``; the rest of the page is kept."""
+        data = await self._client.request_json(method, path, params=params)
+        records = data.get(items) if isinstance(data, dict) else None
+        if not isinstance(records, builtins.list):
+            raise MalformedResponse(f"{method} {path}: the answer has no list of {items}")
+        kept: builtins.list[M] = []
+        skipped: builtins.list[str] = []
+        for record in records:
+            try:
+                kept.append(model.model_validate(record))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"]) or "record"
+                found = record.get("id") if isinstance(record, dict) else None
+                name = found[:40] if isinstance(found, str) else "?"
+                skipped.append(f"{name}: {where}: {first['msg']}")
+        token = data.get("next_page_token")
+        return Page(kept, token if isinstance(token, str) and token else None, tuple(skipped))
 
 
 class Inboxes(_Resource):
     """``/v1/inboxes``"""
 
     def iter_pages(self) -> AsyncIterator[Page[Inbox]]:
-        return self._walk("/v1/inboxes", ListInboxesResponse, "inboxes")
+        return self._walk("/v1/inboxes", Inbox, "inboxes")
 
     async def list(self) -> builtins.list[Inbox]:
         """Every inbox of the account (following ``next_page_token`` if the service pages the list)."""
@@ -119,7 +147,7 @@ class Threads(_Resource):
     """``/v1/threads``"""
 
     def iter_pages(self) -> AsyncIterator[Page[Thread]]:
-        return self._walk("/v1/threads", ListThreadsResponse, "threads")
+        return self._walk("/v1/threads", Thread, "threads")
 
     async def list(self) -> builtins.list[Thread]:
         """Every thread of the account (following ``next_page_token`` if the service pages the list)."""
@@ -145,8 +173,7 @@ class Messages(_Resource):
     ) -> Page[Message]:
         """One page of the messages of a thread."""
         query = self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size, page_token=page_token)
-        answer = await self._client.request_model("GET", "/v1/messages", ListMessagesResponse, params=query.to_params())
-        return Page(answer.messages, answer.next_page_token or None)
+        return await self._page("GET", "/v1/messages", Message, "messages", query.to_params())
 
     def iter_pages(
         self,

@@ -4,20 +4,25 @@ verb of the action registry) and undo."""
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from pigeon.cli.common import core_of, run
 from pigeon.cli.output import EXIT_OK, UsageError, print_json, table, when
 from pigeon.core.actions import BY_ID, describe
+from pigeon.core.mail import skipped_words
 
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
     report = run(args, lambda core: core.sync(), local=True)
     if args.json:
-        print_json({"threads": report.threads, "fetched": report.fetched, "messages": report.messages}, out)
+        figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
+        print_json({**figures, "skipped": list(report.skipped)}, out)
     else:
         out.write(f"Synced {report.threads} threads ({report.fetched} changed, {report.messages} messages fetched).\n")
+    if report.skipped:
+        sys.stderr.write(f"pigeon: {skipped_words(report.skipped)}\n")
     return EXIT_OK
 
 

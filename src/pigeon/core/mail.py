@@ -23,6 +23,7 @@ from pigeon.core.attachments import attachment_bytes, save_into
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live
 from pigeon.core.session import ClientFactory, Session
+from pigeon.sanitize import clean_line
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
@@ -33,9 +34,28 @@ if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread, UpdateContact, WebhookSubscription
 
-__all__ = ["Draft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label", "store_path"]
+__all__ = [
+    "Draft",
+    "MailCore",
+    "MailStore",
+    "NotSaved",
+    "StoredThread",
+    "SyncReport",
+    "sender_label",
+    "skipped_words",
+    "store_path",
+]
 
 READ_AHEAD_KEPT = 16
+
+
+def skipped_words(skipped: Sequence[str]) -> str:
+    """What a sync left out, in one line: "2 records could not be read and were left out (first: ...)"."""
+    count = len(skipped)
+    noun = "record" if count == 1 else "records"
+    return f"{count} {noun} the service sent could not be read and {'was' if count == 1 else 'were'} left out " + (
+        f"(first: {clean_line(skipped[0], limit=120)}); the rest synced."
+    )
 
 
 class NotSaved(Exception):

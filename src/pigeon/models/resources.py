@@ -31,7 +31,14 @@ def _to_utc(value: datetime) -> datetime:
     """Aware datetimes convert to UTC; naive ones are taken as UTC (the spec says date-times are UTC)."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # (year 9999 ahead of UTC, or year 1 behind it): no such moment in UTC
+        raise ValueError("a date-time outside the years 1 to 9999 in UTC") from None
+
+
+Count = Annotated[int, Field(ge=0, le=2**53)]
+"""A count or a size: a whole number JSON carries exactly (and SQLite can hold)."""
 
 
 UTCDateTime = Annotated[datetime, AfterValidator(_to_utc)]
@@ -118,10 +125,10 @@ class Recipient(Resource):
 class ContentBlock(Resource):
     type: OpenContentType | None = None
     content: str | None = None
-    sequence: int | None = None
+    sequence: Count | None = None
     mime_type: str | None = None
     filename: str | None = None
-    size: int | None = None
+    size: Count | None = None
     metadata: Metadata | None = None
 
 
@@ -157,7 +164,7 @@ class Thread(Resource):
     subject: str | None = None
     participants: list[Participant] = Field(default_factory=list)
     last_message_at: UTCDateTime | None = None
-    message_count: int | None = None
+    message_count: Count | None = None
     metadata: Metadata | None = None
     updated_at: UTCDateTime | None = None
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pigeon.store.mailstore import MailStore
 
 if TYPE_CHECKING:
-    from pigeon.models import Inbox, Message
+    from pigeon.models import Inbox, Message, Thread
 
 DEFAULT_CONCURRENCY = 4
 PAGE_SIZE = 100
@@ -28,6 +28,8 @@ class SyncReport:
     messages: int
     changed: tuple[str, ...] = ()
     inbox_list: tuple[Inbox, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """Records the service sent that could not be read ("id: why"), left out while the rest synced."""
 
 
 def sender_label(message: Message) -> str:
@@ -60,12 +62,17 @@ def recipients_of(messages: list[Message]) -> str:
     return " ".join(r.raw_address or "" for m in messages for r in m.recipients)
 
 
-async def fetch_thread(client: Any, store: MailStore, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
+async def fetch_thread(
+    client: Any, store: MailStore, thread_id: str, skipped: list[str] | None = None
+) -> AsyncIterator[tuple[list[Message], bool]]:
     """A thread's messages from the service, page by page (what has arrived, and whether more follow), stored once
-    all have arrived: the one way both a sync and opening a thread fetch messages."""
+    all have arrived: the one way both a sync and opening a thread fetch messages. A message that cannot be read
+    is left out (and named in ``skipped``, if given)."""
     loaded: list[Message] = []
     async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
         loaded += page.items
+        if skipped is not None:
+            skipped += page.skipped
         yield list(loaded), page.has_next_page
     await asyncio.to_thread(store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded))
 
@@ -78,9 +85,16 @@ async def sync(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> SyncReport:
     """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate."""
-    inboxes = await client.inboxes.list()
+    skipped: list[str] = []  # records that could not be read: left out, named in the report, the rest synced
+    inboxes: list[Inbox] = []
+    async for page in client.inboxes.iter_pages():
+        inboxes += page.items
+        skipped += page.skipped
     await asyncio.to_thread(store.put_inboxes, inboxes)
-    threads = await client.threads.list()
+    threads: list[Thread] = []
+    async for page in client.threads.iter_pages():
+        threads += page.items
+        skipped += page.skipped
     changed = await asyncio.to_thread(store.put_threads, threads)
     gate = asyncio.Semaphore(concurrency)
     done = 0
@@ -90,7 +104,7 @@ async def sync(
         nonlocal done, total_messages
         fetched = 0
         async with gate:
-            async for loaded, _more in fetch_thread(client, store, thread_id):
+            async for loaded, _more in fetch_thread(client, store, thread_id, skipped):
                 fetched = len(loaded)
         done += 1
         total_messages += fetched
@@ -113,4 +127,5 @@ async def sync(
         messages=total_messages,
         changed=tuple(changed),
         inbox_list=tuple(inboxes),
+        skipped=tuple(skipped),
     )

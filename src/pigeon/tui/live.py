@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from pigeon.core.errors import PigeonError
 from pigeon.core.live import parse_event
+from pigeon.core.mail import skipped_words
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent, Offline
 from pigeon.tui.render import sender_name
@@ -73,6 +74,8 @@ class LiveUpdates(Reading):
                 self._progress_timer.stop()
                 self._progress_timer = None
         self.set_offline(False)
+        if report.skipped:
+            self.notify(skipped_words(report.skipped), severity="warning", timeout=10)
         self.synced = True
         self.show_threads()
         reader = self.query_one(Reader)
