@@ -84,9 +84,13 @@ async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, within:
 
 
 async def mail_loaded(pilot: Pilot) -> None:
+    """The first sync is over and the whole list is drawn (not a list shown while the sync was going on)."""
     app: PigeonApp = pilot.app  # type: ignore[assignment]
     screen = app.screen
     await settle(pilot, lambda: getattr(screen, "synced", False))
+    threads = screen.query_one(ThreadList)
+    await settle(pilot, lambda: len(threads.source) == THREADS and not threads.loading)
+    await pilot.wait_for_scheduled_animations()
     await settle(pilot)
 
 
@@ -185,7 +189,7 @@ async def create_inbox(pilot: Pilot) -> None:
     app.screen.query_one("#email", Input).value = "sales@pigeon.example"
     for box in app.screen.query(Input):
         box.cursor_blink = False
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def create_webhook(pilot: Pilot) -> None:
@@ -196,7 +200,7 @@ async def create_webhook(pilot: Pilot) -> None:
     app.screen.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
     for box in app.screen.query(Input):
         box.cursor_blink = False
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def triaged(pilot: Pilot) -> None:
