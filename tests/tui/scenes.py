@@ -181,26 +181,24 @@ async def editor_error(pilot: Pilot) -> None:
     await settle(pilot)
 
 
-async def create_inbox(pilot: Pilot) -> None:
+async def dialog(pilot: Pilot, action: str, dialog_type: type, field: str, value: str) -> None:
+    """The mail, then a create dialog opened by the app's ``action`` with ``field`` filled in."""
     app: PigeonApp = pilot.app  # type: ignore[assignment]
     await mail_loaded(pilot)
-    app.action_create_inbox()
-    await settle(pilot, lambda: isinstance(app.screen, CreateInboxDialog))
-    app.screen.query_one("#email", Input).value = "sales@pigeon.example"
+    await app.run_action(action)
+    await settle(pilot, lambda: isinstance(app.screen, dialog_type))
+    app.screen.query_one(f"#{field}", Input).value = value
     for box in app.screen.query(Input):
         box.cursor_blink = False
     await settle(pilot)
+
+
+async def create_inbox(pilot: Pilot) -> None:
+    await dialog(pilot, "create_inbox", CreateInboxDialog, "email", "sales@pigeon.example")
 
 
 async def create_webhook(pilot: Pilot) -> None:
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
-    await mail_loaded(pilot)
-    app.action_create_webhook()
-    await settle(pilot, lambda: isinstance(app.screen, CreateWebhookDialog))
-    app.screen.query_one("#url", Input).value = "https://hooks.example.com/pigeon"
-    for box in app.screen.query(Input):
-        box.cursor_blink = False
-    await settle(pilot)
+    await dialog(pilot, "create_webhook", CreateWebhookDialog, "url", "https://hooks.example.com/pigeon")
 
 
 async def triaged(pilot: Pilot) -> None:

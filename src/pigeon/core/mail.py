@@ -114,6 +114,7 @@ class MailCore(Session):
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
+        self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._ahead: OrderedDict[str, tuple[Thread | None, list[Message]]] = OrderedDict()
 
     async def close(self) -> None:
@@ -126,6 +127,7 @@ class MailCore(Session):
         Raises the client's errors; returns a warning to show, or ``""``."""
         inboxes, warning = await self.sign_in(base_url, token)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}
+        self._opened.clear()
         self._ahead.clear()
         return warning
 
@@ -146,6 +148,7 @@ class MailCore(Session):
         self.inboxes = list(report.inbox_list)
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)
+            self._opened.pop(thread_id, None)
             self._ahead.pop(thread_id, None)
         return report
 
@@ -192,7 +195,9 @@ class MailCore(Session):
     async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
         """The thread and the messages the store (or memory) holds."""
         ahead_thread, ahead_messages = self._ahead.pop(thread_id, (None, []))
-        thread = ahead_thread or await asyncio.to_thread(self.store.thread, thread_id)
+        thread = ahead_thread or self._opened.get(thread_id) or await asyncio.to_thread(self.store.thread, thread_id)
+        if thread is not None:
+            self._opened[thread_id] = thread
         messages = self.messages.get(thread_id) or ahead_messages
         if not messages and thread is not None:
             messages = await asyncio.to_thread(self.store.messages, thread_id)
