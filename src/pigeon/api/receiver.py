@@ -73,7 +73,8 @@ class WebhookReceiver:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = h11.Connection(h11.SERVER)
         try:
-            status = await asyncio.wait_for(self._handle(connection, reader), READ_TIMEOUT)
+            async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: it can swallow a cancellation on 3.11
+                status = await self._handle(connection, reader)
         except (TimeoutError, h11.ProtocolError, ConnectionError):
             status = 400
         try:

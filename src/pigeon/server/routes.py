@@ -29,7 +29,8 @@ from pigeon.models import (
 from pigeon.server.db import Database, InvalidCursor, hash_token
 from pigeon.server.limits import RateLimiter
 from pigeon.server.problems import BODY, INVALID, RATE, UNAUTHORIZED, Docs, ProblemError, ProblemFieldError, problem_doc
-from pigeon.server.webhooks import UnsafeWebhookURL, check_url, new_secret
+from pigeon.server.webhook_targets import UnsafeWebhookURL, check_url
+from pigeon.server.webhooks import new_secret
 
 THREAD_PAGE_DEFAULT = 100
 THREAD_PAGE_MAX = 500
@@ -183,7 +184,7 @@ def make_router(
     )
     async def create_webhook(account: Account, body: CreateWebhook) -> Response:
         try:
-            await check_url(body.url, allow_private=allow_private_webhooks, must_resolve=False)
+            await check_url(body.url, allow_private=allow_private_webhooks)
         except UnsafeWebhookURL as exc:
             raise ProblemError(
                 422,

@@ -11,6 +11,11 @@ from pigeon.server.rows import dump, load, new_id, now_iso, webhook_of
 from pigeon.sqlite import Database as SQLite
 
 
+def _not_among(column: str, values: tuple[str, ...]) -> str:
+    """``AND column NOT IN (?, ...)`` for ``values``; nothing when there are none."""
+    return f" AND {column} NOT IN ({', '.join('?' * len(values))})" if values else ""
+
+
 @dataclass(frozen=True)
 class DeliveryRow:
     id: str
@@ -79,23 +84,24 @@ class WebhookRows(SQLite):
                 queued += 1
         return queued
 
-    def due_deliveries(self, now: str, limit: int = 50) -> list[DeliveryRow]:
+    def due_deliveries(self, now: str, limit: int = 50, exclude: tuple[str, ...] = ()) -> list[DeliveryRow]:
+        """Pending deliveries due by ``now``, oldest first, leaving out subscriptions in ``exclude``."""
         rows = self.rows(
-            "SELECT d.id, d.webhook_id, d.payload, d.attempts, w.url, w.secret FROM deliveries d "
+            "SELECT d.id, d.webhook_id, d.payload, d.attempts, w.url, w.secret FROM deliveries d "  # noqa: S608
             "JOIN webhooks w ON w.id = d.webhook_id "
-            "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = ? "
-            "ORDER BY d.next_attempt_at LIMIT ?",
-            (now, WebhookStatus.ACTIVE.value, limit),
+            "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = ?"
+            f"{_not_among('d.webhook_id', exclude)} ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
+            (now, WebhookStatus.ACTIVE.value, *exclude, limit),
         )
         return [
             DeliveryRow(r["id"], r["webhook_id"], r["url"], r["secret"], r["payload"], int(r["attempts"])) for r in rows
         ]
 
-    def next_delivery_at(self) -> str | None:
+    def next_delivery_at(self, exclude: tuple[str, ...] = ()) -> str | None:
         row = self.row(
-            "SELECT MIN(d.next_attempt_at) AS at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-            "WHERE d.state = 'pending' AND w.status = ?",
-            (WebhookStatus.ACTIVE.value,),
+            "SELECT MIN(d.next_attempt_at) AS at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "  # noqa: S608
+            f"WHERE d.state = 'pending' AND w.status = ?{_not_among('d.webhook_id', exclude)}",
+            (WebhookStatus.ACTIVE.value, *exclude),
         )
         return row["at"] if row and row["at"] else None
 

@@ -9,7 +9,11 @@ Delivery rules (see ``docs/service-decisions.md``):
 - anything else is retried with jittered exponential backoff up to ``max_attempts`` attempts in all;
 - a 410 Gone, or running out of attempts, turns the subscription ``failed`` (nothing more is sent to it);
 - URLs whose host is or resolves to a loopback, private, link-local, multicast, reserved or metadata address are
-  refused, at creation and again before every attempt, unless the server allows private webhooks.
+  refused, at creation and again before every attempt, unless the server allows private webhooks; an attempt
+  connects to the very address it checked (``webhook_targets``);
+- deliveries to one subscription go one at a time (a failed one waits for its retry before the next is tried);
+  each subscription is served on its own, so a
+  receiver that hangs holds back only its own deliveries, never another subscription's (of any account).
 """
 
 from __future__ import annotations
@@ -17,79 +21,30 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import ipaddress
+import functools
 import json
 import logging
 import random
 import secrets
-import socket
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from urllib.parse import urlsplit
 
 import httpx
 from standardwebhooks.webhooks import Webhook
 
 from pigeon.models import Message, WebhookStatus
 from pigeon.server.db import Database, DeliveryRow, iso
+from pigeon.server.webhook_targets import UnsafeWebhookURL, pinned_target
 
 log = logging.getLogger("pigeon.server.webhooks")
 
 USER_AGENT = "pigeon-webhooks/1"
-RESOLVE_TIMEOUT = 3.0
-
-
-class UnsafeWebhookURL(ValueError):
-    """A webhook URL that points at this machine, a private network or a cloud metadata service."""
 
 
 def new_secret() -> str:
     """``whsec_`` + 32 random bytes, base64."""
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
-
-
-def _blocked(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    # Not globally routable covers loopback, private, link-local (cloud metadata at 169.254.169.254), carrier-grade
-    # NAT, documentation, reserved and unspecified ranges; multicast is refused too.
-    return not address.is_global or address.is_multicast
-
-
-async def check_url(url: str, *, allow_private: bool, must_resolve: bool) -> None:
-    """Refuse ``url`` if its host is, or resolves to, an address a webhook must not reach.
-
-    At creation an unresolvable name is let through (``must_resolve=False``): it is checked again, and must
-    resolve, before every delivery attempt.
-    """
-    if allow_private:
-        return
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    if not host:
-        raise UnsafeWebhookURL("the URL has no host")
-    if host == "localhost" or host.endswith((".localhost", ".internal", ".local")):
-        raise UnsafeWebhookURL(f"{host} is a local name; webhooks may not target this machine or its network")
-    try:
-        literal = ipaddress.ip_address(host)
-    except ValueError:
-        literal = None
-    if literal is not None:
-        if _blocked(literal):
-            raise UnsafeWebhookURL(f"{host} is a loopback, private, link-local or reserved address")
-        return
-    try:
-        infos = await asyncio.wait_for(
-            asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT
-        )
-    except (OSError, TimeoutError) as exc:
-        if must_resolve:
-            raise UnsafeWebhookURL(f"{host} could not be resolved") from exc
-        return
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if _blocked(address):
-            raise UnsafeWebhookURL(f"{host} resolves to {address}, a loopback, private or reserved address")
 
 
 def event_payload(kind: str, message: Message) -> str:
@@ -132,7 +87,11 @@ class DeliveryPolicy:
 
 
 class Deliverer:
-    """Sends queued deliveries in the background; :meth:`wake` after queueing one."""
+    """Sends queued deliveries in the background; :meth:`wake` after queueing one.
+
+    Each subscription with deliveries due is served by a task of its own that sends them in order; the loop that
+    starts those tasks never waits on one, so a hanging receiver holds back nobody else.
+    """
 
     def __init__(
         self, db: Database, policy: DeliveryPolicy | None = None, http_client: httpx.AsyncClient | None = None
@@ -142,6 +101,7 @@ class Deliverer:
         self._http = http_client
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._serving: dict[str, asyncio.Task[None]] = {}
 
     def wake(self) -> None:
         """Look for due deliveries now; safe to call from any thread."""
@@ -161,47 +121,81 @@ class Deliverer:
         """Deliver until cancelled."""
         self._loop = asyncio.get_running_loop()
         owns = self._http is None
-        http = self._http or httpx.AsyncClient(follow_redirects=False)
+        if owns:
+            self._http = httpx.AsyncClient(follow_redirects=False)
         try:
             while True:
-                await self.deliver_due()
+                self.dispatch_due()
                 await self._sleep_until_next()
         finally:
-            if owns:
-                await http.aclose()
+            for task in list(self._serving.values()):
+                task.cancel()
+            await asyncio.gather(*self._serving.values(), return_exceptions=True)
+            if owns and self._http is not None:
+                await self._http.aclose()
+                self._http = None
 
     async def _sleep_until_next(self) -> None:
-        upcoming = self.db.next_delivery_at()
+        upcoming = self.db.next_delivery_at(exclude=tuple(self._serving))
         timeout = 30.0
         if upcoming is not None:
             wait = (datetime.fromisoformat(upcoming) - datetime.now(UTC)).total_seconds()
             timeout = min(timeout, max(wait, 0.0))
         self._wake.clear()
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that arrives as the event
+        # is set, and the deliverer then never stopped (seen in the hanging-receiver test).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
+
+    def dispatch_due(self) -> list[asyncio.Task[None]]:
+        """Start a task for every subscription that has deliveries due and is not already being served."""
+        return self._start(self.db.due_deliveries(iso(datetime.now(UTC)), exclude=tuple(self._serving)))
+
+    def _start(self, due: list[DeliveryRow]) -> list[asyncio.Task[None]]:
+        by_hook: dict[str, list[DeliveryRow]] = {}
+        for delivery in due:
+            by_hook.setdefault(delivery.webhook_id, []).append(delivery)
+        started = []
+        for hook, deliveries in by_hook.items():
+            task = asyncio.create_task(self._serve(deliveries), name=f"webhook {hook}")
+            self._serving[hook] = task
+            task.add_done_callback(functools.partial(self._served, hook))
+            started.append(task)
+        return started
+
+    def _served(self, hook: str, _task: asyncio.Task[None]) -> None:
+        self._serving.pop(hook, None)
+        self.wake()  # its next delivery may be due already
+
+    async def _serve(self, deliveries: list[DeliveryRow]) -> None:
+        for delivery in deliveries:
+            if not await self.attempt(delivery):
+                return  # not delivered: the rest wait behind it, in order, for its retry
 
     async def deliver_due(self) -> int:
-        """Attempt every delivery that is due now; returns how many were attempted."""
-        due = self.db.due_deliveries(iso(datetime.now(UTC)))
-        if due:
-            await asyncio.gather(*(self.attempt(d) for d in due))
+        """Start every delivery that is due now and wait for them; returns how many were due."""
+        due = self.db.due_deliveries(iso(datetime.now(UTC)), exclude=tuple(self._serving))
+        await asyncio.gather(*self._start(due))
         return len(due)
 
-    async def attempt(self, delivery: DeliveryRow) -> None:
+    async def attempt(self, delivery: DeliveryRow) -> bool:
+        """One attempt at one delivery; True when it was delivered."""
         status: int | None = None
         error: str | None = None
         try:
-            await check_url(delivery.url, allow_private=self.policy.allow_private, must_resolve=True)
+            target = await pinned_target(delivery.url, allow_private=self.policy.allow_private)
             moment = datetime.now(UTC)
-            headers = sign(delivery.secret, delivery.id, delivery.payload, moment)
+            headers = sign(delivery.secret, delivery.id, delivery.payload, moment) | target.headers
             http = self._http or httpx.AsyncClient(follow_redirects=False)
             try:
                 response = await http.post(
-                    delivery.url,
+                    target.url,
                     content=delivery.payload.encode(),
                     headers=headers,
                     timeout=self.policy.timeout,
                     follow_redirects=False,
+                    extensions=target.extensions,
                 )
             finally:
                 if self._http is None:
@@ -211,24 +205,27 @@ class Deliverer:
             error = f"refused: {exc}"
         except httpx.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"[:300]
+        return self._record(delivery, status, error)
 
+    def _record(self, delivery: DeliveryRow, status: int | None, error: str | None) -> bool:
         attempts = delivery.attempts + 1
         if status is not None and 200 <= status < 300:
             self.db.record_attempt(delivery.id, state="delivered", status=status, error=None, next_attempt_at=None)
-            return
+            return True
         if status == 410:
             self.db.record_attempt(delivery.id, state="failed", status=status, error="410 Gone", next_attempt_at=None)
             self.db.set_webhook_status(delivery.webhook_id, WebhookStatus.FAILED)
             log.info("webhook %s answered 410 Gone: subscription failed", delivery.webhook_id)
-            return
+            return False
         error = error or f"answered {status}"
         if attempts >= self.policy.max_attempts:
             self.db.record_attempt(delivery.id, state="failed", status=status, error=error, next_attempt_at=None)
             self.db.set_webhook_status(delivery.webhook_id, WebhookStatus.FAILED)
             log.info("webhook %s failed %d times: subscription failed", delivery.webhook_id, attempts)
-            return
+            return False
         retry_at = iso(datetime.now(UTC) + timedelta(seconds=self.policy.delay(attempts)))
         self.db.record_attempt(delivery.id, state="pending", status=status, error=error, next_attempt_at=retry_at)
+        return False
 
 
 def emit(db: Database, deliverer: Deliverer | None, account_id: str, kind: str, message: Message) -> int:
