@@ -8,7 +8,7 @@ from pathlib import Path
 import keyring
 import pytest
 
-from tests.keyrings import MemoryKeyring
+from tests.keyrings import MemoryKeyring, PlainFileKeyring
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +28,16 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     """Install an in-memory keyring backend for the test, and restore the previous one after."""
     previous = keyring.get_keyring()
     backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def plain_file_keyring() -> Iterator[PlainFileKeyring]:
+    """Install a keyring that (as keyrings.alt's plaintext backend does) would write secrets to a plain file."""
+    previous = keyring.get_keyring()
+    backend = PlainFileKeyring()
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)

@@ -26,3 +26,13 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
             del self.secrets[(service, username)]
         except KeyError:
             raise keyring.errors.PasswordDeleteError("no such password") from None
+
+
+class PlainFileKeyring(MemoryKeyring):
+    """Stands in for keyrings.alt's PlaintextKeyring (same module and class name): secrets as text in a file."""
+
+    file_path = "/home/someone/.local/share/python_keyring/keyring_pass.cfg"
+
+
+PlainFileKeyring.__module__ = "keyrings.alt.file"
+PlainFileKeyring.__name__ = PlainFileKeyring.__qualname__ = "PlaintextKeyring"

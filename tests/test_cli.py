@@ -260,3 +260,27 @@ def test_python_dash_m_pigeon_is_the_pigeon_command() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"pigeon {__version__}"
+
+
+def test_login_asks_before_writing_the_token_to_a_plain_file(
+    plain_file_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
+    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+        route = router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
+        code, _ = run("login", "--base-url", BASE, "--token-stdin")
+    assert code == 2
+    assert plain_file_keyring.secrets == {}
+    assert not route.called  # refused before the token went anywhere
+    error = capsys.readouterr().err
+    assert "keyring_pass.cfg" in error
+    assert "--plain-file-keyring" in error
+    assert "Traceback" not in error
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
+    with respx.mock(base_url=BASE) as router:
+        router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
+        code, text = run("login", "--base-url", BASE, "--token-stdin", "--plain-file-keyring")
+    assert code == 0, text
+    assert plain_file_keyring.secrets == {("pigeon", "default"): TOKEN}
+    assert "keyring_pass.cfg" in run("status")[1]

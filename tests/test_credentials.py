@@ -61,3 +61,18 @@ def test_no_backend_still_allows_pigeon_token(monkeypatch: pytest.MonkeyPatch) -
     keyring.set_keyring(fail.Keyring())
     monkeypatch.setenv("PIGEON_TOKEN", "env-only")
     assert credentials.resolve_token("default") == ("env-only", TokenSource.ENVIRONMENT)
+
+
+def test_a_keyring_that_writes_a_plain_file_is_used_only_when_agreed(plain_file_keyring: MemoryKeyring) -> None:
+    assert credentials.plain_file() == "/home/someone/.local/share/python_keyring/keyring_pass.cfg"
+    with pytest.raises(credentials.PlainFileKeyring) as caught:
+        credentials.store_token("default", "s3cr3t-value")
+    assert plain_file_keyring.secrets == {}
+    assert "keyring_pass.cfg" in str(caught.value)
+    assert "s3cr3t-value" not in str(caught.value)
+    credentials.store_token("default", "tok", plain_file_agreed=True)
+    assert plain_file_keyring.secrets == {("pigeon", "default"): "tok"}
+
+
+def test_an_ordinary_keyring_is_not_a_plain_file(memory_keyring: MemoryKeyring) -> None:
+    assert credentials.plain_file() is None

@@ -2,7 +2,9 @@
 
 ``PIGEON_TOKEN`` overrides the keyring and is never stored. When no usable keyring backend exists (a headless
 Linux machine with no Secret Service gets keyring's ``fail`` backend), every call says so plainly and names the
-ways out. There is no fallback to a plain-text file.
+ways out. There is no fallback to a plain-text file: a backend that writes secrets unencrypted to a file (such as
+``keyrings.alt``'s ``PlaintextKeyring``) is used only when the caller says the user agreed to it
+(:class:`PlainFileKeyring` otherwise, naming the file).
 """
 
 from __future__ import annotations
@@ -27,6 +29,17 @@ NO_BACKEND_HELP = (
 
 class CredentialsError(Exception):
     """The token cannot be read, stored or removed; the message says why and what to do."""
+
+
+class PlainFileKeyring(CredentialsError):
+    """The keyring in use would write the token unencrypted to a file; nothing was stored."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"The only keyring here writes secrets unencrypted to a file ({path}); the token was not stored there. "
+            "Run `pigeon login` to agree to it, or set PIGEON_TOKEN, or start a Secret Service."
+        )
 
 
 class TokenSource(StrEnum):
@@ -57,6 +70,25 @@ def backend() -> keyring.backend.KeyringBackend:
     if _is_unusable(current):
         raise CredentialsError(NO_BACKEND_HELP)
     return current
+
+
+# Backends known to keep secrets as plain text in a file, by module and class name (keyrings.alt's names).
+_PLAIN_FILE_BACKENDS = {("keyrings.alt.file", "PlaintextKeyring")}
+
+
+def plain_file() -> str | None:
+    """The file the keyring in use would write secrets to unencrypted, or ``None`` when it does not."""
+    try:
+        current: Any = backend()
+    except CredentialsError:
+        return None
+    chained = getattr(current, "backends", None)
+    if chained:  # keyring's chainer writes to the first backend that takes the secret: the highest priority
+        current = chained[0]
+    kind = type(current)
+    if (kind.__module__, kind.__name__) in _PLAIN_FILE_BACKENDS:
+        return str(getattr(current, "file_path", "a file"))
+    return None
 
 
 def backend_name() -> str:
@@ -96,11 +128,14 @@ def resolve_token(profile: str) -> tuple[str | None, TokenSource]:
     return None, TokenSource.NONE
 
 
-def store_token(profile: str, token: str) -> None:
-    """Keep ``token`` for ``profile`` in the keyring."""
+def store_token(profile: str, token: str, *, plain_file_agreed: bool = False) -> None:
+    """Keep ``token`` for ``profile`` in the keyring; a keyring that writes a plain file only when the user agreed."""
     token = token.strip()
     if not token:
         raise CredentialsError("The token is empty; nothing was stored.")
+    path = plain_file()
+    if path is not None and not plain_file_agreed:
+        raise PlainFileKeyring(path)
     try:
         backend().set_password(SERVICE_NAME, profile, token)
     except _keyring().errors.KeyringError as exc:

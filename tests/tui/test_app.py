@@ -392,6 +392,22 @@ async def test_without_a_keyring_login_works_for_the_session_and_says_so(service
         assert "this session only" in notes.text
 
 
+async def test_a_keyring_that_writes_a_plain_file_keeps_the_login_for_the_session_only(
+    service: Service, plain_file_keyring: MemoryKeyring
+) -> None:
+    app = pigeon_for(service, token="")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await settle(pilot, app, lambda: isinstance(app.screen, LoginScreen))
+        app.screen.query_one("#token").value = service.alice.token  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await loaded(pilot, app)
+        assert "this session only" in notes.text
+        assert "keyring_pass.cfg" in notes.text
+    assert plain_file_keyring.secrets == {}
+
+
 async def test_the_client_is_made_once_and_off_the_event_loop(service: Service) -> None:
     """Making the client loads httpx, TLS and anyio (about 0.3 s): a thread does it while the screen paints."""
     made_in: list[threading.Thread] = []

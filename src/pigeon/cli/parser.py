@@ -118,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     token_create.add_argument("--account", required=True, help="account name")
     login = add(commands, "login", cmd_login, "verify a token and keep it in the OS keyring")
     login.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    login.add_argument(
+        "--plain-file-keyring",
+        action="store_true",
+        help="agree to store the token when the only keyring writes it unencrypted to a file",
+    )
     add(commands, "logout", cmd_logout, "remove the stored token")
     add(commands, "status", cmd_status, "show the profile, service and where the token comes from", as_json)
 

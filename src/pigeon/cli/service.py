@@ -48,12 +48,13 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
     if not token:
         raise UsageError("No token given; nothing was stored.")
     credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
+    agreed = _plain_file_agreed(args)
 
     core = core_of(args, online=False, local=False)
 
     async def login() -> int:
         try:
-            warning = await core.login(base_url, token)
+            warning = await core.login(base_url, token, plain_file_agreed=agreed)
         finally:
             await core.close()
         if warning:  # the keyring was usable a moment ago; it is not now
@@ -68,6 +69,30 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
     if credentials.env_token():
         out.write("Note: PIGEON_TOKEN is set in this environment and overrides the stored token.\n")
     return EXIT_OK
+
+
+def _plain_file_agreed(args: argparse.Namespace) -> bool:
+    """When the keyring would write the token to a plain file, say so and ask (or take --plain-file-keyring)."""
+    path = credentials.plain_file()
+    if path is None:
+        return False
+    if getattr(args, "plain_file_keyring", False):
+        return True
+    warning = (
+        f"The only keyring on this machine writes secrets unencrypted to a file: {path}. "
+        "Anyone who can read that file can use the token."
+    )
+    if not sys.stdin.isatty() or args.token_stdin:
+        raise UsageError(
+            f"{warning} Nothing was stored. Give --plain-file-keyring to store it there anyway, "
+            "or set PIGEON_TOKEN instead (it is never stored)."
+        )
+    sys.stderr.write(warning + "\n")
+    if input("Store the token in that file anyway? [y/N] ").strip().lower() not in {"y", "yes"}:
+        raise UsageError(
+            "Nothing was stored. Set PIGEON_TOKEN instead (it is never stored), or start a Secret Service."
+        )
+    return True
 
 
 def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
@@ -98,13 +123,15 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         "config_file_exists": config.path.exists(),
         "token_from": source.value,
         "keyring_backend": credentials.backend_name(),
+        "keyring_plain_file": credentials.plain_file(),
     }
     if args.json:
         print_json(status, out)
         return EXIT_OK
     token_line = {
         credentials.TokenSource.ENVIRONMENT: "from the PIGEON_TOKEN environment variable",
-        credentials.TokenSource.KEYRING: f"in the keyring ({status['keyring_backend']})",
+        credentials.TokenSource.KEYRING: f"in the keyring ({status['keyring_backend']})"
+        + (f", unencrypted in {status['keyring_plain_file']}" if status["keyring_plain_file"] else ""),
         credentials.TokenSource.NONE: "not set: run `pigeon login`",
     }[source]
     out.write(

@@ -122,10 +122,10 @@ class MailCore(Session):
         await super().close()
         self.store.close()
 
-    async def login(self, base_url: str, token: str) -> str:
+    async def login(self, base_url: str, token: str, *, plain_file_agreed: bool = False) -> str:
         """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
         Raises the client's errors; returns a warning to show, or ``""``."""
-        inboxes, warning = await self.sign_in(base_url, token)
+        inboxes, warning = await self.sign_in(base_url, token, plain_file_agreed=plain_file_agreed)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}
         self._opened.clear()
         self._ahead.clear()

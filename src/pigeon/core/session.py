@@ -85,9 +85,10 @@ class Session:
         if self._client is not None:
             await self._client.aclose()
 
-    async def sign_in(self, base_url: str, token: str) -> tuple[list[Inbox], str]:
+    async def sign_in(self, base_url: str, token: str, *, plain_file_agreed: bool = False) -> tuple[list[Inbox], str]:
         """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
-        Raises the client's errors; returns the account's inboxes and a warning to show, or ``""``."""
+        A keyring that writes a plain file is used only if ``plain_file_agreed``. Raises the client's errors;
+        returns the account's inboxes and a warning to show, or ``""``."""
         client = self.client_factory(base_url, token)
         try:
             inboxes = await client.inboxes.list()
@@ -100,7 +101,9 @@ class Session:
         warning = ""
         if self.remember_token:
             try:
-                await asyncio.to_thread(credentials.store_token, self.config.profile, token)
+                await asyncio.to_thread(
+                    credentials.store_token, self.config.profile, token, plain_file_agreed=plain_file_agreed
+                )
             except credentials.CredentialsError as exc:
                 warning = f"Logged in for this session only. {exc}"
         if self.save_settings:
