@@ -284,3 +284,10 @@ def test_login_asks_before_writing_the_token_to_a_plain_file(
     assert code == 0, text
     assert plain_file_keyring.secrets == {("pigeon", "default"): TOKEN}
     assert "keyring_pass.cfg" in run("status")[1]
+
+
+def test_status_says_how_new_mail_will_come_and_why(memory_keyring: MemoryKeyring) -> None:
+    near = run_json("status", "--base-url", "http://127.0.0.1:8025")["new_mail"]
+    assert near.startswith("live: webhooks")
+    far = run("status", "--base-url", "https://mail.example.com")[1]
+    assert "New mail:  a check every 60 s; no webhooks: the service is not on this machine" in far

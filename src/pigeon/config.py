@@ -77,12 +77,13 @@ def _string(data: dict[str, Any], key: str, where: str, default: str | None) -> 
 class ProfileConfig:
     """One account on one service.
 
-    ``base_url``: address of the messaging service (http or https). ``live``: follow new mail as it arrives
-    (webhooks to a receiver on 127.0.0.1 when the service is on this machine, else polling every
-    ``poll_interval`` seconds, at least 5)."""
+    ``base_url``: address of the messaging service (http or https). Pigeon checks for mail every
+    ``poll_interval`` seconds (at least 5; longer while the service fails). ``live``: webhooks on top when they
+    can work (a receiver on 127.0.0.1 when the service is on this machine and the keyring can keep its secret);
+    on by default."""
 
     base_url: str = DEFAULT_BASE_URL
-    live: bool = False
+    live: bool = True
     poll_interval: float = 60.0
 
     @classmethod
@@ -91,7 +92,7 @@ class ProfileConfig:
             raise ValueError(f"{where}: should be a table")
         _refuse_secrets(data, "a profile")
         base_url = _string(data, "base_url", f"{where}.", DEFAULT_BASE_URL) or DEFAULT_BASE_URL
-        live = data.get("live", False)
+        live = data.get("live", True)
         if not isinstance(live, bool):
             raise ValueError(f"{where}.live: should be true or false")
         interval = data.get("poll_interval", 60.0)

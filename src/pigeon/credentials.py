@@ -154,3 +154,42 @@ def delete_token(profile: str) -> bool:
     except _keyring().errors.KeyringError as exc:
         raise _fail("remove the token", exc) from None
     return True
+
+
+# --- other secrets of a profile (the live webhook subscription's) -----------------------------------------------
+
+
+def read_secret(name: str) -> str | None:
+    """A secret Pigeon kept under ``name`` (``None`` when there is none or no keyring to hold one)."""
+    try:
+        return backend().get_password(SERVICE_NAME, name)
+    except (CredentialsError, _keyring().errors.KeyringError):
+        return None
+
+
+def keep_secret(name: str, value: str) -> bool:
+    """Keep ``value`` under ``name`` in the keyring; ``False`` when no keyring can (one that writes a plain file
+    is not used for these: nobody was asked)."""
+    if plain_file() is not None:
+        return False
+    try:
+        backend().set_password(SERVICE_NAME, name, value)
+    except (CredentialsError, _keyring().errors.KeyringError):
+        return False
+    return True
+
+
+def forget_secret(name: str) -> None:
+    try:
+        backend().delete_password(SERVICE_NAME, name)
+    except (CredentialsError, _keyring().errors.KeyringError):
+        pass
+
+
+def can_keep_secrets() -> bool:
+    """Whether a keyring that does not write plain files is here."""
+    try:
+        backend()
+    except CredentialsError:
+        return False
+    return plain_file() is None

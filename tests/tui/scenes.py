@@ -84,10 +84,11 @@ async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, within:
 
 
 async def mail_loaded(pilot: Pilot) -> None:
-    """The first sync is over and the whole list is drawn (not a list shown while the sync was going on)."""
+    """The first sync is over, the way new mail comes is known, and the whole list is drawn (not a list shown
+    while the sync was going on)."""
     app: PigeonApp = pilot.app  # type: ignore[assignment]
     screen = app.screen
-    await settle(pilot, lambda: getattr(screen, "synced", False))
+    await settle(pilot, lambda: getattr(screen, "synced", False) and bool(getattr(screen, "live_mode", "")))
     threads = screen.query_one(ThreadList)
     await settle(pilot, lambda: len(threads.source) == THREADS and not threads.loading)
     await pilot.wait_for_scheduled_animations()

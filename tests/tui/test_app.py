@@ -130,7 +130,7 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(serv
         await pilot.pause(SEARCH_DELAY * 3)
         await settle(pilot, app)
         assert len(threads.source) == 25
-        assert app.screen.status == "25 threads"  # type: ignore[attr-defined]
+        assert app.screen.status == "25 threads · checking every 60 s"  # type: ignore[attr-defined]
         counted_on.clear()
         threads.focus()
         await pilot.press("j", "j", "j")
@@ -575,7 +575,8 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
         assert total > 2
         syncing = [s for s in shown if s.startswith("Syncing")]
         assert syncing == [f"Syncing 1 of {total}…", f"Syncing {total} of {total}…"]
-        assert screen.status == f"{len(threads.source)} threads"
+        await settle(pilot, app, lambda: bool(screen.live_mode))
+        assert screen.status == f"{len(threads.source)} threads · checking every 60 s"
         assert f"{len(threads.source)} threads" in screen_text(app)  # drawn in the list's bottom border
         screen.set_status(Content.styled("Could not check", "dim"))
         screen.set_status(Content.styled("Could not check", "$warning"))  # the same words in another style

@@ -170,12 +170,13 @@ async def test_delivery_status_events_update_the_badges(service: Service) -> Non
         await settle(pilot, app, lambda: "[FAILED]" in reader.text)
 
 
-async def test_polling_when_the_service_cannot_reach_pigeon(service: Service) -> None:
-    app = pigeon_for(service, live=True, poll_interval=0.2)
+async def test_mail_is_checked_by_default_when_the_service_cannot_reach_pigeon(service: Service) -> None:
+    app = pigeon_for(service, poll_interval=0.2)  # the profile's defaults: nothing about live updates configured
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
+        assert "checking every" in screen.status
         newest = stored_threads(app)[-1]
         service.add_message(service.alice, newest.id or "", subject="arrived while polling")
         await settle(pilot, app, lambda: threads.source.row(0).id == newest.id, within=60)
@@ -202,3 +203,23 @@ async def test_a_replayed_delivery_is_acknowledged_but_never_handled_twice() -> 
         await receiver.stop()
     assert received == [EVENT]
     assert (receiver.accepted, receiver.replayed) == (1, 2)
+
+
+async def test_checks_wait_longer_while_the_service_fails_and_recover_after(service: Service) -> None:
+    from pigeon.api import ConnectionFailed
+
+    app = pigeon_for(service, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
+        real_sync = app.core.sync
+
+        async def failing(*args: Any, **kwargs: Any) -> Any:
+            raise ConnectionFailed("the network is down")
+
+        app.core.sync = failing  # type: ignore[method-assign]
+        await settle(pilot, app, lambda: screen.check_delay >= 0.8, within=30)  # 0.2 -> 0.4 -> 0.8
+        assert screen.offline
+        app.core.sync = real_sync  # type: ignore[method-assign]
+        await settle(pilot, app, lambda: screen.check_delay == 0.2 and not screen.offline, within=30)

@@ -69,7 +69,7 @@ async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> 
         await settle(pilot, app, lambda: len(threads.source) == 22)
         assert "Done: 3 threads — u to undo" in notes.text
         assert not screen.selected
-        assert screen.status == "22 threads"  # the selection's count went with it
+        assert screen.status == "22 threads · checking every 60 s"  # the selection's count went with it
         assert "selected" not in screen_text(app)
         await pilot.press("u")
         await settle(pilot, app, lambda: len(threads.source) == 25)

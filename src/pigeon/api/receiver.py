@@ -43,11 +43,18 @@ def verify(secret: str, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
 class WebhookReceiver:
     """Listens on ``host`` (a free port unless given) at a random path; call :meth:`start` then use :attr:`url`."""
 
-    def __init__(self, on_event: Callable[[dict[str, Any]], None], *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        on_event: Callable[[dict[str, Any]], None],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        path: str | None = None,
+    ) -> None:
         self.on_event = on_event
         self.host = host
         self.port = port
-        self.path = "/pigeon/" + secrets.token_urlsafe(16)
+        self.path = path or "/pigeon/" + secrets.token_urlsafe(16)
         self.secret: str | None = None
         self.accepted = 0
         self.rejected = 0

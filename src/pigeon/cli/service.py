@@ -16,6 +16,7 @@ from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, tab
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
+    from pigeon.config import Config
     from pigeon.core.session import PigeonClient
     from pigeon.models import Inbox, Message, Thread, WebhookSubscription
 
@@ -108,6 +109,20 @@ def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _new_mail_words(config: Config) -> str:
+    """How the app will learn of new mail on this profile, and why."""
+    from pigeon.core.live import BACKUP_FACTOR, plan
+
+    profile = config.profile_config
+    planned = plan(profile.live, config.base_url, credentials.can_keep_secrets())
+    if planned is not None:
+        return planned.words(profile.poll_interval)
+    return (
+        f"live: webhooks while the app runs (the service is on this machine; one subscription is kept in the "
+        f"keyring), and a check every {profile.poll_interval * BACKUP_FACTOR:.0f} s"
+    )
+
+
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     config = config_of(args)
     keyring_problem = ""
@@ -124,6 +139,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         "token_from": source.value,
         "keyring_backend": credentials.backend_name(),
         "keyring_plain_file": credentials.plain_file(),
+        "new_mail": _new_mail_words(config),
     }
     if args.json:
         print_json(status, out)
@@ -139,6 +155,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         f"Service:   {config.base_url}  ({config.base_url_source})\n"
         f"Config:    {config.path}{'' if config.path.exists() else '  (not created yet)'}\n"
         f"Token:     {token_line}\n"
+        f"New mail:  {status['new_mail']}\n"
     )
     if keyring_problem:
         out.write(f"Keyring:   {keyring_problem}\n")

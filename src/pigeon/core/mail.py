@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pigeon import locations
+from pigeon import credentials, locations
 from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.attachments import attachment_bytes, save_into
 from pigeon.core.listing import Listing
-from pigeon.core.live import Live
+from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
 from pigeon.core.session import ClientFactory, Session
 from pigeon.sanitize import clean_line
 from pigeon.store.drafts import Draft, Drafts
@@ -110,7 +110,8 @@ class MailCore(Session):
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval
         self.drafts = drafts or Drafts("contacts")
-        self.live = Live()
+        vault: Vault = KeyringVault() if remember_token else MemoryVault()
+        self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
@@ -342,9 +343,23 @@ class MailCore(Session):
     async def create_webhook(self, **fields: Any) -> WebhookSubscription:
         return await (await self.connect()).webhooks.create(**fields)
 
-    async def start_live(self, on_event: Callable[[dict[str, Any]], None]) -> bool:
-        """Webhooks when they can work (``True``), else the caller polls every :attr:`poll_interval` seconds."""
-        return await self.live.start(await self.connect(), on_event)
+    def live_plan(self) -> Mode | None:
+        """Why webhooks cannot be used, known without trying; ``None`` when they may be."""
+        early = plan(self.live_wanted, self.service_url, can_keep=True)
+        if early is not None:  # known without asking the keyring
+            return early
+        can_keep = isinstance(self.live.vault, MemoryVault) or credentials.can_keep_secrets()
+        return plan(self.live_wanted, self.service_url, can_keep)
+
+    async def start_live(self, on_event: Callable[[dict[str, Any]], None]) -> Mode:
+        """Webhooks when they can work; either way the caller checks for mail (less often with webhooks)."""
+        planned = await asyncio.to_thread(self.live_plan)  # the keyring is asked: not on the event loop
+        self.live.name = vault_name(self.config.profile, self.service_url)
+        return planned or await self.live.start(await self.connect(), on_event)
+
+    async def check_live(self, changed: Iterable[str]) -> bool:
+        """After a timed check for mail: replace a subscription that stopped delivering (``True`` if it did)."""
+        return await self.live.check(await self.connect(), changed)
 
     # --- files ------------------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Keeping the mail screen fresh: a sync when it opens and on refresh (with progress), then new mail as it
-arrives: verified webhook events when the service runs on this machine, else a check every ``poll_interval``
-seconds. New mail is announced and the list follows a moment later (several events in a row make one sync); a
-changed message is shown in place."""
+arrives: a check every ``poll_interval`` seconds (waiting longer, up to :data:`MAX_CHECK_DELAY`, while the service
+fails), and verified webhook events on top when they can work (the checks then run less often, and replace a
+subscription that stopped delivering). New mail is announced and the list follows a moment later (several events
+in a row make one sync); a changed message is shown in place."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from pigeon.core.errors import PigeonError
-from pigeon.core.live import parse_event
+from pigeon.core.live import BACKUP_FACTOR, Mode, parse_event
 from pigeon.core.mail import skipped_words
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent, Offline
@@ -26,6 +27,7 @@ from pigeon.tui.widgets.thread_list import ThreadList
 LIVE_DEBOUNCE = 0.3
 PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
 PROGRESS_LIST_DELAY = 0.5  # a first sync shows the threads stored so far after this long
+MAX_CHECK_DELAY = 900.0  # seconds: the longest wait between two checks while the service keeps failing
 
 
 class LiveUpdates(Reading):
@@ -36,6 +38,9 @@ class LiveUpdates(Reading):
     live_mode: str
     _live_started: bool
     _live_timer: Timer | None
+    _mode: Mode | None
+    _check_timer: Timer | None
+    check_delay: float
     _progress_timer: Timer | None
 
     def action_refresh(self) -> None:
@@ -49,8 +54,19 @@ class LiveUpdates(Reading):
         self.load_mail()
 
     @work(exclusive=True, group="load", exit_on_error=False, description="loading your mail")
-    async def load_mail(self) -> None:
-        """Sync the store with the service (only what changed), showing progress as threads arrive."""
+    async def load_mail(self, timed: bool = False) -> None:
+        """Sync the store with the service (only what changed), showing progress as threads arrive; ``timed``
+        for the regular check, which schedules the next one (later while the service fails)."""
+        try:
+            await self._load_mail(timed)
+        except PigeonError:
+            if timed:
+                self._schedule_check(min(self.check_delay * 2, MAX_CHECK_DELAY))
+            raise
+        if timed:
+            self._schedule_check(self._regular_delay())
+
+    async def _load_mail(self, timed: bool) -> None:
         last_shown = 0.0
 
         def progress(done: int, total: int) -> None:
@@ -81,7 +97,9 @@ class LiveUpdates(Reading):
         reader = self.query_one(Reader)
         if reader.thread is not None and reader.thread.id in report.changed:
             self.load_thread(reader.thread.id or "", mark_read=self.focused is reader)
-        if self.core.live_wanted and not self._live_started:
+        if timed and self._mode is not None and self._mode.webhooks and await self.core.check_live(report.changed):
+            self.notify("Webhook deliveries had stopped; subscribed again.", timeout=6)
+        if not self._live_started:
             self._live_started = True
             self.start_live()
 
@@ -106,12 +124,20 @@ class LiveUpdates(Reading):
         def deliver(data: dict[str, Any]) -> None:
             self.post_message(LiveEvent(data))
 
-        if await self.core.start_live(deliver):
-            self.live_mode = "live"
-        else:
-            self.live_mode = f"checking every {self.core.poll_interval:.0f} s"
-            self.set_interval(self.core.poll_interval, self.load_mail)
+        self._mode = await self.core.start_live(deliver)
+        self.live_mode = self._mode.status(self.core.poll_interval)
+        self._schedule_check(self._regular_delay())
         self.update_status()
+
+    def _regular_delay(self) -> float:
+        webhooks = self._mode is not None and self._mode.webhooks
+        return self.core.poll_interval * (BACKUP_FACTOR if webhooks else 1)
+
+    def _schedule_check(self, delay: float) -> None:
+        self.check_delay = delay
+        if self._check_timer is not None:
+            self._check_timer.stop()
+        self._check_timer = self.set_timer(delay, lambda: self.load_mail(timed=True))
 
     def on_live_event(self, event: LiveEvent) -> None:
         from pigeon.models import MessageDirection

@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 
 from pigeon.core.actions import BY_ID, describe
 from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS
+from pigeon.core.live import Mode
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.keys import bindings
@@ -63,6 +64,9 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self.live_mode = ""
         self._live_started = False
         self._live_timer: Timer | None = None
+        self._mode: Mode | None = None
+        self._check_timer: Timer | None = None
+        self.check_delay = core.poll_interval
         self._progress_timer: Timer | None = None
         self._read_ahead_timer: Timer | None = None
         self._sidebar_shown: Any = None
