@@ -4,15 +4,32 @@ sent, with the columns the lists and search need and the full-text index beside 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pigeon.sqlite import Database
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
+    from pydantic import BaseModel
+
     from pigeon.models import Contact, Inbox, Message, Thread
+
+
+log = logging.getLogger("pigeon.store")
+M = TypeVar("M", bound="BaseModel")
+
+
+def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
+    """The rows the model can read; a row it cannot (written by a damaged file or an older Pigeon) is left out
+    and logged, so nothing in the store can stop the app from starting. A sync writes it again."""
+    for text in texts:
+        try:
+            yield model.model_validate_json(text)
+        except (ValueError, TypeError) as exc:  # (pydantic's ValidationError is a ValueError)
+            log.warning("a stored %s could not be read and is left out: %s", model.__name__, str(exc)[:200])
 
 
 class UnknownThread(LookupError):
@@ -42,7 +59,7 @@ class CacheStore(Database):
     def inboxes(self) -> list[Inbox]:
         from pigeon.models import Inbox
 
-        return [Inbox.model_validate_json(r["data"]) for r in self.rows("SELECT data FROM inboxes ORDER BY position")]
+        return list(readable(Inbox, (r["data"] for r in self.rows("SELECT data FROM inboxes ORDER BY position"))))
 
     def put_threads(self, threads: Sequence[Thread]) -> list[str]:
         """Store the service's thread list; returns the ids whose messages must be fetched (new or moved)."""
@@ -147,7 +164,7 @@ class CacheStore(Database):
         from pigeon.models import Message
 
         rows = self.rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
-        return [Message.model_validate_json(r["data"]) for r in rows]
+        return list(readable(Message, (r["data"] for r in rows)))
 
     def put_contact(self, contact: Contact) -> None:
         """Keep the latest version of a contact (after an edit)."""
@@ -162,10 +179,10 @@ class CacheStore(Database):
     def contacts(self) -> list[Contact]:
         from pigeon.models import Contact
 
-        return [Contact.model_validate_json(r["data"]) for r in self.rows("SELECT data FROM contacts ORDER BY name")]
+        return list(readable(Contact, (r["data"] for r in self.rows("SELECT data FROM contacts ORDER BY name"))))
 
     def thread(self, thread_id: str) -> Thread | None:
         from pigeon.models import Thread
 
         rows = self.rows("SELECT data FROM threads WHERE id = ?", (thread_id,))
-        return Thread.model_validate_json(rows[0]["data"]) if rows else None
+        return next(readable(Thread, (r["data"] for r in rows)), None)

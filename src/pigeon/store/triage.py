@@ -17,6 +17,24 @@ UNDO_KEEP = 200
 LABEL_MAX = 60
 
 
+def _steps(text: str) -> list[dict[str, Any]]:
+    """An undo step's changes; a damaged one is no change (undoing it pops it and touches nothing)."""
+    try:
+        items = json.loads(text)
+    except (ValueError, TypeError):
+        return []
+    if not isinstance(items, list):
+        return []
+    return [
+        item
+        for item in items
+        if isinstance(item, dict)
+        and isinstance(item.get("thread_id"), str)
+        and isinstance(item.get("labels"), list)
+        and (item.get("triage") is None or isinstance(item.get("triage"), dict))
+    ]
+
+
 @dataclass(frozen=True)
 class Change:
     """What a triage step did: its kind (``read``, ``star``, ``done``, ``snooze``, ``mute``, ``label``), how many
@@ -147,7 +165,7 @@ class TriageStore(Database):
     def undo_targets(self) -> list[str]:
         """The threads the next :meth:`undo` changes."""
         rows = self.rows("SELECT changes FROM undo ORDER BY seq DESC LIMIT 1")
-        return [item["thread_id"] for item in json.loads(rows[0]["changes"])] if rows else []
+        return [item["thread_id"] for item in _steps(rows[0]["changes"])] if rows else []
 
     def undo(self) -> Change | None:
         """Undo the last triage step; returns what it had done, or ``None`` when there is nothing to undo."""
@@ -155,7 +173,7 @@ class TriageStore(Database):
             row = conn.execute("SELECT * FROM undo ORDER BY seq DESC LIMIT 1").fetchone()
             if row is None:
                 return None
-            for item in json.loads(row["changes"]):
+            for item in _steps(row["changes"]):
                 thread_id = item["thread_id"]
                 conn.execute("DELETE FROM triage WHERE thread_id = ?", (thread_id,))
                 if item["triage"] is not None:

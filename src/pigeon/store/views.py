@@ -17,6 +17,16 @@ from pigeon.store.predicates import DONE, LABEL_VIEW, MUTED, SNOOZED, SORTS, UNR
 from pigeon.store.search import SearchQuery, parse_query
 
 
+def _when(text: object) -> datetime | None:
+    """A stored moment; one that cannot be read (a damaged row) is no moment rather than a crash."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class StoredThread:
     """One row of a thread list, with its triage state."""
@@ -162,13 +172,13 @@ class ViewStore(Database):
             inbox_id=row["inbox_id"],
             subject=row["subject"],
             who=row["who"],
-            last_message_at=datetime.fromisoformat(row["last_message_at"]) if row["last_message_at"] else None,
+            last_message_at=_when(row["last_message_at"]),
             message_count=row["message_count"],
             has_attachment=bool(row["has_attachment"]),
             unread=bool(row["is_unread"]),
             starred=bool(row["starred"]),
             done=bool(row["is_done"]),
-            snoozed_until=datetime.fromisoformat(row["snoozed_until"]) if row["is_snoozed"] else None,
+            snoozed_until=_when(row["snoozed_until"]) if row["is_snoozed"] else None,
             muted=bool(row["muted"]),
             labels=tuple(sorted(row["label_list"].split("\x1f"))) if row["label_list"] else (),
         )

@@ -1,0 +1,76 @@
+"""A store holding rows that cannot be read (a damaged file, an older Pigeon) still starts, offline too: the rows
+are left out, everything else works, and the next sync writes them again."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.store.mailstore import MailStore
+from pigeon.tui.app import make_app
+from pigeon.tui.screens.contacts.book import ContactBook
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, SIZE, frozen_clock, loaded, pigeon_for, settle
+
+
+def damage(path: Path) -> list[str]:
+    """Write rows no model can read into a synced store; returns the thread ids, newest first."""
+    with sqlite3.connect(path) as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM threads ORDER BY last_message_at DESC")]
+        conn.execute("UPDATE threads SET data = '{not json' WHERE id = ?", (ids[0],))
+        conn.execute(
+            'UPDATE threads SET data = \'{"id": 5, "message_count": "many"}\', last_message_at = \'garbage\' '
+            "WHERE id = ?",
+            (ids[1],),
+        )
+        conn.execute("UPDATE messages SET data = '[]' WHERE thread_id = ?", (ids[2],))
+        conn.execute("UPDATE inboxes SET data = 'null' WHERE rowid = 1")
+        conn.execute('UPDATE contacts SET data = \'{"emails": "x"}\' WHERE rowid = 1')
+        conn.execute(
+            "INSERT OR REPLACE INTO triage (thread_id, read_upto, snoozed_until) VALUES (?, 'never', 'garbage')",
+            (ids[3],),
+        )
+        conn.execute("INSERT INTO undo (description, changes, created_at) VALUES ('x', '{bad', 'never')")
+    return ids
+
+
+async def test_a_store_with_rows_that_cannot_be_read_still_starts_offline(service: Service, tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    app = pigeon_for(service, store=MailStore(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+    ids = damage(path)
+
+    dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
+    app = make_app(load_config(base_url=BASE), client=dead, clock=frozen_clock, store=MailStore(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await settle(pilot, app, lambda: screen.offline)
+        threads = screen.query_one(ThreadList)
+        listed = [threads.source.row(i).id for i in range(len(threads.source))]
+        assert set(ids[:3]) <= set(listed)  # the damaged rows are still listed (from their columns)
+        for thread_id in ids[:3]:  # and open without a crash
+            threads.cursor = listed.index(thread_id)
+            await pilot.press("enter")
+            await settle(pilot, app)
+            assert app.screen is screen
+            assert screen.query_one(Reader).text  # something is shown: the thread, or why it cannot be
+            await pilot.press("escape")
+        await pilot.press("u")  # the damaged undo step is popped and changes nothing
+        await settle(pilot, app)
+        await pilot.press("b")
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
+        assert app.is_running
+    await dead.aclose()
+
+    app = pigeon_for(service, store=MailStore(path))  # the service back: a sync writes the rows again
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert app.core.store.thread(ids[0]) is not None
+        assert len(app.core.store.inboxes()) == len(service.db.list_inboxes(service.alice.id))
