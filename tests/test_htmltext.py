@@ -59,3 +59,13 @@ def test_forty_thousand_links_are_all_listed_and_the_work_grows_linearly() -> No
 def test_the_index_and_error_pages_use_the_same_conversion() -> None:
     assert text_of("<p>Hello <b>there</b></p><script>alert(1)</script>") == "Hello there"
     assert summary("<html><head><title>502 Bad Gateway</title></head><body>x</body></html>") == "502 Bad Gateway"
+
+
+def test_control_characters_and_escape_sequences_in_an_anchor_do_not_break_the_footnotes() -> None:
+    from pigeon.htmltext import readable
+
+    text = readable('<p>hi\x1b]52;c;PWN\x07</p><a href="https://evil.example/\x00x">\x1b[2Jbank\x01</a>')
+    assert "bank [1]" in text
+    assert "[1] https://evil.example/x" in text
+    assert "\x1b" not in text
+    assert "\x00" not in text

@@ -10,6 +10,8 @@ import functools
 import re
 from typing import Any
 
+from pigeon.sanitize import clean
+
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
@@ -49,7 +51,9 @@ def readable(html: str) -> str:
     from lxml.etree import ParserError
     from lxml.html import document_fromstring
 
-    source = html.strip()
+    # Cleaned first: lxml refuses control characters in text it is given (a marker added to an anchor whose text
+    # held an escape sequence raised), and nothing of them would be shown anyway.
+    source = clean(html).strip()
     if not source:
         return ""
     try:

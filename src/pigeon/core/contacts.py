@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from pigeon.api import FieldError
 from pigeon.models import Contact, EmailType, PhoneType, SocialProfileType, UpdateContact
-from pigeon.sanitize import clean
+from pigeon.sanitize import clean, clean_line
 
 ENTRY_KINDS: dict[str, tuple[str, type[StrEnum]]] = {
     "emails": ("email", EmailType),
@@ -32,8 +32,9 @@ KIND_TITLES = {"emails": "Emails", "phones": "Phones", "social_profiles": "Socia
 
 
 def type_label(value: str) -> str:
-    """``EMAIL_TYPE_WORK`` as ``Work``."""
-    return value.split("_TYPE_", 1)[-1].replace("_", " ").title()
+    """``EMAIL_TYPE_WORK`` as ``Work``: cleaned, since an unknown type is the service's text (and cleaned first:
+    ``title()`` would turn an escape sequence's introducer into another)."""
+    return clean_line(clean_line(value).split("_TYPE_", 1)[-1].replace("_", " ").title())
 
 
 def on_screen(value: str) -> str:
