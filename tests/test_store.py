@@ -63,6 +63,54 @@ def ids(threads) -> list[str]:  # type: ignore[no-untyped-def]
 # --- schema ------------------------------------------------------------------------------------------------------
 
 
+async def test_a_message_on_its_way_is_read_again_until_its_status_is_final(
+    tmp_path: Path, service: Service, client: PigeonClient
+) -> None:
+    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    message_id = service.add_message(
+        service.alice, thread.id, direction="MESSAGE_DIRECTION_OUTBOUND", status="MESSAGE_STATUS_PENDING"
+    )
+    store = MailStore(tmp_path / "store.sqlite3")
+    await sync(client, store)
+
+    def status() -> str:
+        return next(str(m.status) for m in store.messages(thread.id) if m.id == message_id)
+
+    assert status() == "MESSAGE_STATUS_PENDING"
+    service.db.set_message_status(service.alice.id, message_id, "MESSAGE_STATUS_DELIVERED")
+    report = await sync(client, store)
+    assert thread.id in report.changed  # the thread list says nothing changed; the pending message did
+    assert status() == "MESSAGE_STATUS_DELIVERED"
+    assert thread.id not in (await sync(client, store)).changed  # final now: not read again
+
+
+def test_a_version_1_store_reads_again_the_threads_it_kept_with_messages_on_their_way(tmp_path: Path) -> None:
+    from pigeon.sqlite import Database
+    from pigeon.store.schema import MIGRATIONS
+
+    path = tmp_path / "v1.sqlite3"
+    old = Database(path, MIGRATIONS[:1])
+    with old.transaction() as conn:
+        for thread_id, status, created in (
+            ("t-pending", "MESSAGE_STATUS_PENDING", "2999-01-01T00:00:00Z"),
+            ("t-done", "MESSAGE_STATUS_DELIVERED", "2999-01-01T00:00:00Z"),
+            ("t-stale", "MESSAGE_STATUS_SENT", "2020-01-01T00:00:00Z"),  # long ago: taken as final
+        ):
+            conn.execute(
+                "INSERT INTO threads (id, last_message_at, message_count, synced_upto, synced_count, data) "
+                "VALUES (?, 'x', 1, 'x', 1, '{}')",
+                (thread_id,),
+            )
+            conn.execute(
+                "INSERT INTO messages (id, thread_id, position, data) VALUES (?, ?, 0, ?)",
+                (thread_id + "-m", thread_id, f'{{"status": "{status}", "created_at": "{created}"}}'),
+            )
+    old.close()
+    store = MailStore(path)
+    counts = dict(store.rows("SELECT id, synced_count FROM threads"))  # type: ignore[arg-type]
+    assert counts == {"t-pending": -1, "t-done": 1, "t-stale": 1}
+
+
 def test_a_new_store_is_created_at_the_current_version_and_an_old_one_migrates(tmp_path: Path) -> None:
     assert MailStore(tmp_path / "new.sqlite3").schema_version == SCHEMA_VERSION
     old = tmp_path / "old.sqlite3"

@@ -223,3 +223,33 @@ async def test_checks_wait_longer_while_the_service_fails_and_recover_after(serv
         assert screen.offline
         app.core.sync = real_sync  # type: ignore[method-assign]
         await settle(pilot, app, lambda: screen.check_delay == 0.2 and not screen.offline, within=30)
+
+
+async def test_a_delivered_status_reaches_an_open_reader_by_the_regular_check(service: Service) -> None:
+    """No webhooks here: the check for mail reads again every thread with a message still on its way."""
+    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    message_id = service.add_message(
+        service.alice,
+        thread.id,
+        direction="MESSAGE_DIRECTION_OUTBOUND",
+        status="MESSAGE_STATUS_PENDING",
+    )
+    app = pigeon_for(service, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        threads.cursor = next(i for i in range(len(threads.source)) if threads.source.row(i).id == thread.id)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+
+        def shown() -> str:
+            return next((str(m.status) for m in reader.messages if m.id == message_id), "")
+
+        await settle(pilot, app, lambda: shown() == "MESSAGE_STATUS_PENDING")
+        assert "[sending…]" in reader.text
+        assert service.db.set_message_status(service.alice.id, message_id, "MESSAGE_STATUS_SENT") is not None
+        await settle(pilot, app, lambda: shown() == "MESSAGE_STATUS_SENT", within=30)
+        service.db.set_message_status(service.alice.id, message_id, "MESSAGE_STATUS_DELIVERED")
+        await settle(pilot, app, lambda: shown() == "MESSAGE_STATUS_DELIVERED", within=30)
+        assert "[sending…]" not in reader.text
+        stored = app.core.store.messages(thread.id)
+        assert [m.status for m in stored if m.id == message_id] == ["MESSAGE_STATUS_DELIVERED"]

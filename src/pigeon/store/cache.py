@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
 
 from pigeon.sqlite import Database
@@ -30,6 +30,22 @@ def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
             yield model.model_validate_json(text)
         except (ValueError, TypeError) as exc:  # (pydantic's ValidationError is a ValueError)
             log.warning("a stored %s could not be read and is left out: %s", model.__name__, str(exc)[:200])
+
+
+UNSETTLED = frozenset({"MESSAGE_STATUS_PENDING", "MESSAGE_STATUS_SENT"})
+"""Statuses a message leaves later (the service sends, then delivers or fails it)."""
+SETTLING = timedelta(days=2)
+"""How long a message may stay on its way before its status is taken as final (a service that never says
+"delivered" must not have its thread read again at every sync for ever)."""
+
+
+def unsettled(messages: Iterable[Message], now: datetime | None = None) -> bool:
+    """Whether a status among ``messages`` may still change: on its way, and recent."""
+    since = (now or datetime.now(UTC)) - SETTLING
+    return any(
+        str(getattr(m.status, "value", m.status)) in UNSETTLED and (m.created_at is None or m.created_at >= since)
+        for m in messages
+    )
 
 
 class UnknownThread(LookupError):
@@ -106,9 +122,10 @@ class CacheStore(Database):
                         (contact.id, contact.name, json.dumps(contact.to_wire())),
                     )
             attachment = any(b.filename for m in messages for b in m.content_blocks)
+            synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
             conn.execute(
                 "UPDATE threads SET who = ?, has_attachment = ?, synced_upto = ?, synced_count = ? WHERE id = ?",
-                (who, int(attachment), row["last_message_at"], row["message_count"], thread_id),
+                (who, int(attachment), row["last_message_at"], synced_count, thread_id),
             )
             subject = conn.execute("SELECT subject FROM threads WHERE id = ?", (thread_id,)).fetchone()["subject"]
             conn.execute("DELETE FROM search WHERE thread_id = ?", (thread_id,))
@@ -142,7 +159,7 @@ class CacheStore(Database):
                         total,
                         int(attachment),
                         last,
-                        total,
+                        -1 if unsettled(messages) else total,
                         json.dumps(thread.to_wire()),
                     ),
                 )

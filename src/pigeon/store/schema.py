@@ -61,7 +61,19 @@ CREATE VIRTUAL TABLE search USING fts5(
 );
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1]
+# A thread whose messages are still on their way (pending, or sent and not yet delivered or failed, for two days
+# at most) is stored with
+# synced_count -1, so every sync fetches it again until its statuses are final (see CacheStore.put_messages);
+# version 2 marks those a version 1 store kept as settled for good.
+_UNSETTLED_V2 = """
+UPDATE threads SET synced_count = -1 WHERE id IN (
+    SELECT thread_id FROM messages
+    WHERE json_extract(data, '$.status') IN ('MESSAGE_STATUS_PENDING', 'MESSAGE_STATUS_SENT')
+    AND coalesce(json_extract(data, '$.created_at'), '9') >= strftime('%Y-%m-%dT%H:%M:%S', 'now', '-2 days')
+);
+"""
+
+MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
