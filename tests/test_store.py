@@ -477,3 +477,11 @@ async def test_records_that_cannot_be_read_are_left_out_and_named_while_the_rest
     assert {"t-date", "t-ahead", "t-huge"} <= set(named)
     assert named.count("m-bad") == 25  # one bad message in each thread, each left out on its own
     assert all(store.messages(t.id) for t in store.list_threads("all", limit=25, now=NOW))
+
+
+def test_in_names_a_view_and_nothing_else() -> None:
+    assert parse_query("in:Done invoice").views == ["done"]
+    assert parse_query("invoice").searching
+    assert not parse_query("  ").searching
+    with pytest.raises(QueryError, match="in: takes one of inbox"):
+        parse_query("in:nowhere")

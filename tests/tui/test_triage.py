@@ -123,6 +123,34 @@ async def test_search_with_operators_narrows_the_list(service: Service) -> None:
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows_it(service: Service) -> None:
+    from textual.widgets import Input
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        done = threads.current
+        assert done is not None
+        await pilot.press("e")
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+        subject = done.subject
+        app.screen.query_one("#filter", Input).value = f'subject:"{subject}"'  # from the Inbox view
+        await settle(pilot, app, lambda: any(threads.source.row(i).id == done.id for i in range(len(threads.source))))
+        found = next(threads.source.row(i) for i in range(len(threads.source)) if threads.source.row(i).id == done.id)
+        assert found.where == "done"
+        assert "in all mail" in app.screen.status  # type: ignore[attr-defined]
+        await settle(pilot, app)
+        assert "done" in screen_text(app)
+        app.screen.query_one("#filter", Input).value = f'subject:"{subject}" in:inbox'
+        await settle(pilot, app, lambda: all(threads.source.row(i).id != done.id for i in range(len(threads.source))))
+        box = app.screen.query_one("#filter", Input)
+        box.value = "is:bogus"
+        await settle(pilot, app, lambda: box.has_class("-invalid"))
+        assert "is: takes one of" in app.screen.status  # type: ignore[attr-defined]
+        box.value = "is:unread"
+        await settle(pilot, app, lambda: not box.has_class("-invalid"))
+
+
 async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:

@@ -30,6 +30,8 @@ class ThreadRow:
     starred: bool = False
     selected: bool = False
     labels: tuple[str, ...] = ()
+    where: str = ""
+    """Where the thread is, in a search (which covers all mail): done, snoozed, muted; empty when in the inbox."""
 
 
 class Listing:
@@ -47,6 +49,9 @@ class Listing:
         selected: Callable[[str], bool] = lambda _: False,
     ) -> None:
         self.store = store
+        self.searching = query is not None and query.searching
+        if self.searching:  # a search covers all mail; its own in: narrows it
+            view, inbox_id = "all", None
         self.view, self.query, self.inbox_id, self.sort, self.now = view, query, inbox_id, sort, now
         self._selected = selected
         self._count = store.count(view, query, inbox_id=inbox_id, now=now)
@@ -113,4 +118,16 @@ class Listing:
             starred=t.starred,
             selected=self._selected(t.id),
             labels=t.labels,
+            where=where(t) if self.searching else "",
         )
+
+
+def where(thread: StoredThread) -> str:
+    """Where a thread found by a search is, when that is not the inbox."""
+    if thread.snoozed_until is not None:
+        return "snoozed"
+    if thread.done:
+        return "done"
+    if thread.muted:
+        return "muted"
+    return ""

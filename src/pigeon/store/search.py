@@ -1,7 +1,8 @@
 """Search queries over the local store: free text through SQLite FTS5, plus operators.
 
 ``from:`` ``to:`` ``subject:`` ``is:unread|read|starred|done|snoozed|muted`` ``has:attachment`` ``label:``
-``before:YYYY-MM-DD`` ``after:YYYY-MM-DD``. Every word the user types becomes a quoted FTS5 phrase (prefix
+``in:inbox|unread|starred|snoozed|done|all`` ``before:YYYY-MM-DD`` ``after:YYYY-MM-DD``. A search covers all mail
+unless ``in:`` narrows it to a view. Every word the user types becomes a quoted FTS5 phrase (prefix
 matched), so no input is ever parsed as FTS syntax: ``"``, ``*``, ``NEAR(`` or ``-`` are just text.
 """
 
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
     from pigeon.models import Message
 
 from pigeon.htmltext import text_of
-from pigeon.store.predicates import STATES
+from pigeon.store.predicates import STATES, VIEW_CONDITIONS
 
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
+OPERATORS = {"is", "has", "in", "label", "before", "after"}
 _WORD = re.compile(r"\w", re.UNICODE)
 
 
@@ -41,9 +43,17 @@ class SearchQuery:
     columns: list[tuple[str, str]] = field(default_factory=list)
     states: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
+    views: list[str] = field(default_factory=list)
     has_attachment: bool = False
     before: date | None = None
     after: date | None = None
+
+    @property
+    def searching(self) -> bool:
+        """Whether this asks for anything (an empty query is no search: the view is shown as it is)."""
+        return bool(
+            self.text or self.columns or self.states or self.labels or self.views or self.has_attachment
+        ) or bool(self.before or self.after)
 
     def fts(self) -> str:
         parts = [p for p in (_phrase(t) for t in self.text) if p]
@@ -62,6 +72,7 @@ class SearchQuery:
             parts.append("t.id IN (SELECT thread_id FROM search WHERE search MATCH :fts)")
             params["fts"] = fts
         parts += [STATES[s] for s in self.states]
+        parts += [f"({VIEW_CONDITIONS[v]})" for v in self.views]
         for n, label in enumerate(self.labels):
             parts.append(f"EXISTS (SELECT 1 FROM labels l WHERE l.thread_id = t.id AND l.label = :label{n})")
             params[f"label{n}"] = label
@@ -95,7 +106,11 @@ def parse_query(query: str | None) -> SearchQuery:
     for token in tokens:
         name, sep, value = token.partition(":")
         key = name.lower()
-        if not sep or not value or (key not in FTS_COLUMNS and key not in {"is", "has", "label", "before", "after"}):
+        if (
+            not sep
+            or not value
+            or (key not in FTS_COLUMNS and key not in {"is", "has", "in", "label", "before", "after"})
+        ):
             parsed.text.append(token)
         elif key in FTS_COLUMNS:
             parsed.columns.append((FTS_COLUMNS[key], value))
@@ -109,6 +124,10 @@ def parse_query(query: str | None) -> SearchQuery:
             parsed.has_attachment = True
         elif key == "label":
             parsed.labels.append(value)
+        elif key == "in":
+            if value.lower() not in VIEW_CONDITIONS:
+                raise QueryError(f"in: takes one of {', '.join(VIEW_CONDITIONS)} (label: for a label), not {value!r}")
+            parsed.views.append(value.lower())
         elif key == "before":
             parsed.before = _date("before", value)
         else:

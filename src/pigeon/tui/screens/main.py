@@ -79,7 +79,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
             yield InboxList(id="inboxes")
             with Vertical(id="list-pane"):
                 yield Input(
-                    placeholder="Search: words, from: to: subject: is:unread has:attachment label: before: after:",
+                    placeholder="Search all mail: words from: to: subject: is:unread has:attachment label: in:inbox",
                     id="filter",
                 )
                 yield ThreadList(id="threads", clock=self.core.clock)

@@ -11,6 +11,7 @@ from typing import Any
 from textual import work
 from textual.content import Content
 from textual.screen import Screen
+from textual.widgets import Input
 
 from pigeon.core.errors import QueryError
 from pigeon.core.listing import Listing, parse_query
@@ -41,11 +42,14 @@ class MailList(Screen[None]):
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
         on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
         worker (in a big mailbox its first letters match most of it)."""
+        box = self.query_one("#filter", Input)
         try:
             query = parse_query(self.filter_text)
-        except QueryError as exc:
-            self.set_status(Content.styled(clean_line(str(exc)), "$warning"))
+        except QueryError as exc:  # said at the search box (marked) and in the status, the list left as it was
+            box.add_class("-invalid")
+            self.set_status(Content.styled(clean_line(str(exc)), "$error"))
             return
+        box.remove_class("-invalid")
         self._list_version += 1
         make = functools.partial(
             self.core.listing,
@@ -107,7 +111,12 @@ class MailList(Screen[None]):
         shown = len(thread_list.source) if shown is None else shown
         parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
-            parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"')
+            try:
+                narrowed = bool(parse_query(self.filter_text).views)
+            except QueryError:
+                narrowed = True
+            where = "" if narrowed else " in all mail"
+            parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"{where}')
         if self.selected:
             parts.append(f"{len(self.selected)} selected")
         if self.sort != "date":

@@ -264,7 +264,8 @@ class ThreadList(ScrollView, can_focus=True):
         unread = self.get_component_rich_style("thread-list--unread", partial=True)
         mark = self.get_component_rich_style("thread-list--mark", partial=True)
         strong = unread if row.unread else Style()
-        label_text = clean_line(" ".join(f"#{label}" for label in row.labels), limit=24)
+        tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
+        label_text = clean_line(" ".join(tags), limit=24)
         count = f"({row.count})" if row.count > 1 else ""
         subject_width = max(width - MARK_WIDTH - WHO_WIDTH - COUNT_WIDTH - TIME_WIDTH - 3, 4)
 
