@@ -194,8 +194,38 @@ async def test_invalid_input_is_pointed_out_before_sending(service: Service) -> 
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         row_error = editor.query_one("#emails").query_children(EntryRow).first().query_one(".field-error", Label)
-        assert "valid email" in str(row_error.visual.plain)  # type: ignore[union-attr]
+        assert "'not-an-address' is not a valid email" in str(row_error.visual.plain)  # type: ignore[union-attr]
         assert len(sent) == before
+        editor.query_one("#emails").query_children(EntryRow).first().query_one(Input).value = "fixed@example.com"
+        await settle(pilot, app, lambda: not str(row_error.visual.plain))  # type: ignore[union-attr]
+
+
+async def test_no_way_out_of_the_editor_drops_an_edit_without_asking(service: Service) -> None:
+    from textual.widgets import Button
+
+    from pigeon.tui.screens.modals import ConfirmScreen
+
+    contact = sender_contact(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#first_name", Input).value = "Typed"
+        editor.query_one("#cancel", Button).focus()
+        for key in ("q", "ctrl+q"):  # q from a button, and the app's own quit
+            await pilot.press(key)
+            await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("n")
+            await settle(pilot, app, lambda: app.screen is editor)
+            assert app.is_running
+            assert editor.query_one("#first_name", Input).value == "Typed"
+        await pilot.press("ctrl+c")  # Textual's "press ctrl+q to quit" hint: nothing is dropped
+        await settle(pilot, app)
+        assert app.screen is editor
+        await pilot.press("ctrl+q")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: not app.is_running)
 
 
 def patch_failing(service: Service, response: httpx.Response) -> PigeonClient:

@@ -145,14 +145,20 @@ def changes(original: ContactForm, edited: ContactForm) -> dict[str, Any]:
     return body
 
 
+def _naming(error: Any) -> str:
+    """A model's complaint, naming the value it is about: "'not-an-address' is not a valid email address"."""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    value = error.get("input")
+    if isinstance(value, str) and message.startswith("is "):
+        return f"{clean_line(value, limit=40)!r} {message}"
+    return message
+
+
 def validate(body: dict[str, Any]) -> UpdateContact:
     """The request the service would get; field errors named as the service names them (``emails.0.email``)."""
     try:
         return UpdateContact(**body)
     except ValidationError as exc:
         raise FormInvalid(
-            [
-                FieldError(".".join(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, "))
-                for err in exc.errors()
-            ]
+            [FieldError(".".join(str(p) for p in err["loc"]), _naming(err)) for err in exc.errors()]
         ) from None

@@ -92,6 +92,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
         self.original = ContactForm.of(contact)
         self.restored = draft
         self.start = ContactForm.from_json(draft.fields) if draft else self.original
+        self._marked = False  # fields are marked with errors: edits check them again
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="editor"):
@@ -110,6 +111,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
                     id="restored",
                     markup=False,
                 )
+            yield Static("", id="editor-status", markup=False)  # at the top: where a failed save is looked for
             for name, label in (("first_name", "First name"), ("last_name", "Last name")):
                 yield Label(label)
                 yield Input(on_screen(getattr(self.start, name)), id=name, classes="name")
@@ -123,7 +125,6 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             yield Label("Metadata (a JSON object)", classes="section")
             yield TextArea(self.start.metadata_text, id="metadata", language=None, soft_wrap=True)
             yield Label("", id="metadata-error", classes="field-error")
-            yield Static("", id="editor-status", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -188,6 +189,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
 
     def show_errors(self, errors: list[FieldError], summary: str) -> None:
         self.clear_errors()
+        self._marked = bool(errors)
         placed = []
         for error in errors:
             label = self.field_widget(error.field)
@@ -196,7 +198,24 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
                 placed.append(error)
         rest = [e for e in errors if e not in placed]
         text = summary + ("" if not rest else ": " + "; ".join(str(e) for e in rest))
-        self.query_one("#editor-status", Static).update(Content.styled(clean_line(text), "bold $error"))
+        status = self.query_one("#editor-status", Static)
+        status.update(Content.styled(clean_line(text), "bold $error"))
+        first = self.field_widget(placed[0].field) if placed else None
+        (first or status).scroll_visible(animate=False)
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _recheck(self) -> None:
+        """While fields are marked, each edit checks them again: a fixed field's mark goes at once."""
+        if not self._marked:
+            return
+        try:
+            validate(changes(self.original, self.form()))
+        except FormInvalid as exc:
+            self.show_errors(exc.errors, "Fix the marked fields before saving")
+        else:
+            self._marked = False
+            self.clear_errors()
 
     # --- saving ----------------------------------------------------------------------------------------------
 
