@@ -105,11 +105,13 @@ class ProfileConfig:
 
 @dataclass
 class UIConfig:
-    """How the terminal UI looks (``theme``: a Textual theme, chosen in the command palette) and which keys it
-    answers to (``keymap``: binding id -> comma-separated keys, applied with App.set_keymap; see ``?``)."""
+    """How the terminal UI looks (``theme``: a Textual theme, chosen in the command palette), which keys it
+    answers to (``keymap``: binding id -> comma-separated keys, applied with App.set_keymap; see ``?``), and
+    whether new mail is announced (``notify_new_mail``: one note for what arrives together)."""
 
     theme: str = DEFAULT_THEME
     keymap: dict[str, str] = field(default_factory=dict)
+    notify_new_mail: bool = True
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> UIConfig:
@@ -118,7 +120,10 @@ class UIConfig:
         for binding, keys in keymap.items():
             if not isinstance(keys, str):
                 raise ValueError(f"ui.keymap.{binding}: should be a string of keys")
-        return cls(theme=theme, keymap=dict(keymap))
+        notify = data.get("notify_new_mail", True)
+        if not isinstance(notify, bool):
+            raise ValueError("ui.notify_new_mail: should be true or false")
+        return cls(theme=theme, keymap=dict(keymap), notify_new_mail=notify)
 
 
 @dataclass

@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from standardwebhooks.webhooks import Webhook
+from textual.content import Content
 
 from pigeon.api.receiver import BadDelivery, WebhookReceiver, verify
 from pigeon.config import load_config
@@ -253,3 +255,57 @@ async def test_a_delivered_status_reaches_an_open_reader_by_the_regular_check(se
         assert "[sending…]" not in reader.text
         stored = app.core.store.messages(thread.id)
         assert [m.status for m in stored if m.id == message_id] == ["MESSAGE_STATUS_DELIVERED"]
+
+
+def created_events(app: Any, count: int) -> list[dict[str, Any]]:
+    """``message.created`` events for inbound messages already in the store (the app knows their threads)."""
+    from pigeon.models import MessageDirection
+
+    events = []
+    for thread in stored_threads(app):
+        for message in app.core.store.messages(thread.id):
+            if message.direction != MessageDirection.OUTBOUND and len(events) < count:
+                events.append({"type": "message.created", "data": {"message": message.model_dump(mode="json")}})
+    assert len(events) == count
+    return events
+
+
+async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_open(service: Service) -> None:
+    from pigeon.tui.screens.modals import ConfirmScreen
+
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        for data in created_events(app, 3):
+            screen.post_message(LiveEvent(data))
+        await settle(pilot, app, lambda: "New mail" in notes.text)
+        assert next(n.message for n in notes if n.title == "New mail").startswith("3 new messages, from ")
+        notes.clear()
+
+        app.push_screen(ConfirmScreen(Content("Really?")))
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        for data in created_events(app, 2):
+            screen.post_message(LiveEvent(data))
+        await pilot.pause(2 * 1.5)  # past the moment the note would have come: held, since a question is open
+        assert "New mail" not in notes.text
+        await pilot.press("n")
+        await settle(pilot, app, lambda: "New mail" in notes.text)
+        assert "2 new messages" in notes.text
+
+
+async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_environment: Path) -> None:
+    path = isolated_environment / "config" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[ui]\nnotify_new_mail = false\n")
+    app = pigeon_for(service, config=load_config(base_url="http://service.test"))
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        for data in created_events(app, 2):
+            screen.post_message(LiveEvent(data))
+        await settle(pilot, app, lambda: screen._live_timer is not None)
+        await pilot.pause(2 * 1.5)
+        assert "New mail" not in notes.text

@@ -27,6 +27,7 @@ from pigeon.tui.widgets.thread_list import ThreadList
 LIVE_DEBOUNCE = 0.3
 PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
 PROGRESS_LIST_DELAY = 0.5  # a first sync shows the threads stored so far after this long
+ANNOUNCE_AFTER = 1.5  # seconds: new mail arriving within this of the first makes one note
 MAX_CHECK_DELAY = 900.0  # seconds: the longest wait between two checks while the service keeps failing
 
 
@@ -39,6 +40,8 @@ class LiveUpdates(Reading):
     _live_started: bool
     _live_timer: Timer | None
     _mode: Mode | None
+    _arrived: list[tuple[str, str]]
+    _announce_timer: Timer | None
     _check_timer: Timer | None
     check_delay: float
     _progress_timer: Timer | None
@@ -139,6 +142,25 @@ class LiveUpdates(Reading):
             self._check_timer.stop()
         self._check_timer = self.set_timer(delay, lambda: self.load_mail(timed=True))
 
+    def announce_new_mail(self) -> None:
+        """One note for the mail that arrived together; held while a dialog is open (it never covers a question
+        the user is answering) and given when the mail screen is back."""
+        self._announce_timer = None
+        if not self._arrived or self.app.screen is not self:  # (is_current holds under a modal too)
+            return
+        arrived, self._arrived = self._arrived, []
+        if len(arrived) == 1:
+            who, what = arrived[0]
+            self.notify(f"{who}: {what}", title="New mail", timeout=4, markup=False)
+            return
+        senders = list(dict.fromkeys(who for who, _ in arrived))
+        named = ", ".join(senders[:3]) + (" and others" if len(senders) > 3 else "")
+        self.notify(f"{len(arrived)} new messages, from {named}", title="New mail", timeout=4, markup=False)
+
+    def on_screen_resume(self) -> None:
+        if self._arrived:
+            self.announce_new_mail()
+
     def on_live_event(self, event: LiveEvent) -> None:
         from pigeon.models import MessageDirection
 
@@ -149,10 +171,12 @@ class LiveUpdates(Reading):
         if not parsed.created:
             self.show_message(message)
             return
-        if message.direction != MessageDirection.OUTBOUND:
+        if message.direction != MessageDirection.OUTBOUND and self.core.config.ui.notify_new_mail:
             who = clean_line(sender_name(message, self.core.contacts), limit=40)
             what = clean_line(message.subject or "(no subject)", limit=60)
-            self.notify(f"{who}: {what}", title="New mail", timeout=4, markup=False)
+            self._arrived.append((who, what))
+            if self._announce_timer is None:  # what arrives within a moment makes one note
+                self._announce_timer = self.set_timer(ANNOUNCE_AFTER, self.announce_new_mail)
         if self._live_timer is not None:
             self._live_timer.stop()
         self._live_timer = self.set_timer(LIVE_DEBOUNCE, self.load_mail)

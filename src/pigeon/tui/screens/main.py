@@ -65,6 +65,8 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._live_started = False
         self._live_timer: Timer | None = None
         self._mode: Mode | None = None
+        self._arrived: list[tuple[str, str]] = []
+        self._announce_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self.check_delay = core.poll_interval
         self._progress_timer: Timer | None = None
