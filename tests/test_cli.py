@@ -80,6 +80,36 @@ def test_messages_list_one_page_and_all(api: respx.MockRouter) -> None:
     assert route.calls[0].request.url.params["page_size"] == "1"
 
 
+def test_contacts_update_email_adds_to_what_the_contact_has_and_set_emails_replaces(
+    api: respx.MockRouter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.models import Contact
+    from pigeon.store.mailstore import MailStore
+
+    assert run("contacts", "update", CONTACT, "--email", "work:new@example.com")[0] == 2
+    assert "not in the local store" in capsys.readouterr().err  # nothing to add to: said, nothing sent
+    store = MailStore.for_profile("default")
+    store.put_contact(
+        Contact.model_validate(
+            {"id": CONTACT, "emails": [{"id": "e1", "type": "EMAIL_TYPE_PERSONAL", "email": "old@example.com"}]}
+        )
+    )
+    store.close()
+    route = api.patch(f"/v1/contacts/{CONTACT}").respond(json={"id": CONTACT})
+    assert run("contacts", "update", CONTACT, "--email", "work:new@example.com")[0] == 0
+    assert json.loads(route.calls.last.request.content) == {
+        "emails": [
+            {"type": "EMAIL_TYPE_PERSONAL", "email": "old@example.com"},
+            {"type": "EMAIL_TYPE_WORK", "email": "new@example.com"},
+        ]
+    }
+    assert run("contacts", "update", CONTACT, "--set-emails", "work:only@example.com")[0] == 0
+    assert json.loads(route.calls.last.request.content) == {
+        "emails": [{"type": "EMAIL_TYPE_WORK", "email": "only@example.com"}]
+    }
+    assert run("contacts", "update", CONTACT, "--email", "work:a@x.example", "--set-emails", "work:b@x.example")[0] == 2
+
+
 def test_contacts_update_sends_typed_arrays(api: respx.MockRouter) -> None:
     route = api.patch(f"/v1/contacts/{CONTACT}").respond(json={"id": CONTACT, "first_name": "Ada"})
     result = run_json(
@@ -88,13 +118,13 @@ def test_contacts_update_sends_typed_arrays(api: respx.MockRouter) -> None:
         CONTACT,
         "--first-name",
         "Ada",
-        "--email",
+        "--set-emails",
         "work:ada@example.com",
-        "--email",
+        "--set-emails",
         "EMAIL_TYPE_PERSONAL:ada@home.example",
-        "--phone",
+        "--set-phones",
         "personal:+1 555 0100",
-        "--social",
+        "--set-socials",
         "linkedin:ada",
         "--metadata",
         '{"vip": true}',

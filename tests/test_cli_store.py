@@ -58,6 +58,14 @@ def test_sync_then_search_triage_and_undo(running: Service, capsys: pytest.Captu
     assert first in [t["id"] for t in json.loads(run("search", "--json", "--view", "inbox")[1])["threads"]]
     assert run("undo")[1] == "Nothing to undo.\n"
 
+    assert run("done", first[:8]) == (0, "Done: 1 thread. `pigeon undo` takes it back.\n")  # a unique prefix
+    assert run("done", first[:8]) == (0, "Nothing changed: the threads were already so.\n")
+    assert run("label", first, "--remove", "never-had") == (
+        0,
+        "Nothing changed: the threads did not have the label 'never-had'.\n",
+    )
+    assert run("undo")[1] == "Undone: Done: 1 thread\n"  # the no-op steps were none
+
     code, text = run("snooze", first, "--until", "tomorrow")
     assert code == 0
     assert "Snoozed until" in text
@@ -72,6 +80,8 @@ def test_sync_then_search_triage_and_undo(running: Service, capsys: pytest.Captu
         (["search", "is:sleepy"], "is: takes"),
         (["search", "--view", "nowhere"], "unknown view"),
         (["label", "x"], "--add"),
+        (["done", ""], "matches no thread"),
+        (["views", "--profile", "nosuch"], "No profile 'nosuch'"),
     ],
 )
 def test_mistakes_are_one_clear_line_and_exit_2(

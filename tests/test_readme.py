@@ -138,8 +138,10 @@ def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
         assert json.loads(Path(shell.env["PIGEON_TEST_KEYRING"]).read_text())
         threads = json.loads(shell.run("uv run pigeon threads list --json"))
         thread_id = threads[0]["id"] if isinstance(threads, list) else threads["threads"][0]["id"]
-        first = threads[0] if isinstance(threads, list) else threads["threads"][0]
-        contact_id = next(p["contact_id"] for p in first.get("participants", []) if p.get("contact_id"))
+        shell.run("uv run pigeon sync")  # (README order: the contact edited below is then in the local store)
+        messages = json.loads(shell.run(f"uv run pigeon messages list --thread {thread_id} --all --json"))
+        listed = messages if isinstance(messages, list) else messages["messages"]
+        contact_id = next(m["sender"]["contact_id"] for m in listed if m.get("sender", {}).get("contact_id"))
         for command in lines:
             if command in NOT_RUN_HERE or command in shell.ran or command.startswith("uv run pigeon demo"):
                 continue

@@ -230,11 +230,21 @@ async def test_bulk_actions_and_their_undo(store: MailStore) -> None:
     assert store.undo() is None
 
 
+def test_a_change_that_changes_nothing_says_so_and_is_no_undo_step(store: MailStore) -> None:
+    thread = store.list_threads("inbox", limit=1, now=NOW)[0].id
+    store.star([thread])
+    steps = len(store.undo_steps())
+    assert store.label([thread], "never-had", on=False) == Change("label", 0, False, "never-had")
+    assert store.star([thread]) == Change("star", 0, True)
+    assert len(store.undo_steps()) == steps
+    assert store.undo() == Change("star", 1, True)  # undo takes back the last real change
+
+
 @pytest.mark.parametrize("action", ["read", "unread", "star", "done", "snooze", "mute", "label", "unlabel"])
 async def test_each_action_undoes_exactly(store: MailStore, action: str) -> None:
     thread = store.list_threads("inbox", limit=1, now=NOW)[0].id
     store.label([thread], "keep")
-    store.mark_read([thread])
+    store.mark_read([thread], read=action != "read")  # so that each action changes something
     before = next(t for t in store.list_threads("all", now=NOW) if t.id == thread)
     {
         "read": lambda: store.mark_read([thread], read=True),
@@ -253,7 +263,7 @@ async def test_each_action_undoes_exactly(store: MailStore, action: str) -> None
 async def test_undo_survives_a_restart_and_keeps_at_least_50_steps(tmp_path: Path, store: MailStore) -> None:
     threads = ids(store.list_threads("all", now=NOW))
     for n in range(60):
-        store.star([threads[n % len(threads)]], on=n % 2 == 0)
+        store.star([threads[(n // 2) % len(threads)]], on=n % 2 == 0)  # star, then unstar: each a real change
     store.done(threads[:2])
     store.close()
     again = MailStore(tmp_path / "store.sqlite3")

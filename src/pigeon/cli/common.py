@@ -20,8 +20,18 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def config_of(args: argparse.Namespace) -> Config:
-    return load_config(profile=getattr(args, "profile", None), base_url=getattr(args, "base_url", None))
+def config_of(args: argparse.Namespace, *, creating: bool = False) -> Config:
+    """The configuration the flags name; a profile named that the file does not have is an error (a typo must not
+    quietly become an empty profile), unless ``creating`` (login makes it)."""
+    config = load_config(profile=getattr(args, "profile", None), base_url=getattr(args, "base_url", None))
+    known = config.settings.profiles
+    if not creating and config.profile not in known and config.profile != config.settings.default_profile:
+        names = ", ".join(sorted(known)) or "none yet"
+        raise UsageError(
+            f"No profile {config.profile!r} in {config.path} (profiles: {names}). "
+            f"`pigeon login --profile {config.profile}` creates it."
+        )
+    return config
 
 
 def token_of(config: Config) -> str:
@@ -33,12 +43,12 @@ def token_of(config: Config) -> str:
     return token
 
 
-def core_of(args: argparse.Namespace, *, online: bool, local: bool = True) -> MailCore:
+def core_of(args: argparse.Namespace, *, online: bool, local: bool = True, creating: bool = False) -> MailCore:
     """The profile's mail core: ``online`` ones need a token; ``local`` ones open the profile's store (the others
-    keep nothing: they only ask the service)."""
+    keep nothing: they only ask the service); ``creating`` for login, which makes the profile."""
     from pigeon.core.mail import MailCore, MailStore
 
-    config = config_of(args)
+    config = config_of(args, creating=creating)
     token = token_of(config) if online else None
     store = open_store(config) if local else MailStore(":memory:")
     return MailCore(config, store, token=token)

@@ -87,18 +87,19 @@ def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
                 until = parse_when(args.until, datetime.now(UTC))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
-            change = core.apply(action, args.threads, until=until)
+            change = core.apply(action, core.resolve_threads(args.threads), until=until)
         elif action.op == "label":
             if not args.add and not args.remove:
                 raise UsageError("label needs --add LABEL or --remove LABEL")
-            change = core.apply(action, args.threads, label=args.add or args.remove, on=bool(args.add))
+            label, on = args.add or args.remove, bool(args.add)
+            change = core.apply(action, core.resolve_threads(args.threads), label=label, on=on)
         else:
-            change = core.apply(action, args.threads, on=args.on)
+            change = core.apply(action, core.resolve_threads(args.threads), on=args.on)  # ids or unique prefixes
     except UnknownThread as exc:
         raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    out.write(f"{describe(change)}. `pigeon undo` takes it back.\n")
+    out.write(f"{describe(change)}. `pigeon undo` takes it back.\n" if change.count else f"{describe(change)}.\n")
     return EXIT_OK
 
 

@@ -176,13 +176,25 @@ def build_parser() -> argparse.ArgumentParser:
     contacts = commands.add_parser("contacts", help="update contacts").add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_Parser
     )
-    update = add(contacts, "update", cmd_contacts_update, "change a contact (arrays are replaced whole)", as_json)
+    update = add(
+        contacts,
+        "update",
+        cmd_contacts_update,
+        "change a contact: --email/--phone/--social add to what it has, --set-* replace the list",
+        as_json,
+    )
     update.add_argument("contact_id", metavar="ID")
     update.add_argument("--first-name")
     update.add_argument("--last-name")
-    update.add_argument("--email", action="append", metavar="TYPE:ADDR", help="work|personal|unknown|unspecified")
-    update.add_argument("--phone", action="append", metavar="TYPE:NUMBER", help="work|personal|unknown|unspecified")
-    update.add_argument("--social", action="append", metavar="TYPE:USERNAME", help="linkedin|unspecified")
+    for flag, metavar, types in (
+        ("email", "TYPE:ADDR", "work|personal|unknown|unspecified"),
+        ("phone", "TYPE:NUMBER", "work|personal|unknown|unspecified"),
+        ("social", "TYPE:USERNAME", "linkedin|unspecified"),
+    ):
+        update.add_argument(f"--{flag}", action="append", metavar=metavar, help=f"add one ({types})")
+        update.add_argument(
+            f"--set-{flag}s", action="append", metavar=metavar, help=f"replace them all with these ({types})"
+        )
     update.add_argument("--metadata", metavar="JSON", help="a JSON object (replaces the metadata)")
 
     webhooks = commands.add_parser("webhooks", help="create webhook subscriptions").add_subparsers(

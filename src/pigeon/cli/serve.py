@@ -98,7 +98,7 @@ def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
     gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
     from pigeon.tui.app import make_app
 
-    config = config_of(args)
+    config = config_of(args, creating=True)  # the app's login screen makes a new profile
     try:
         token, _ = credentials.resolve_token(config.profile)
         problem = ""

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pigeon import credentials
-from pigeon.cli.common import config_of, core_of, json_object, run, typed_value
+from pigeon.cli.common import config_of, core_of, json_object, open_store, run, typed_value
 from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, table, when, wire
 from pigeon.sanitize import clean_line
 
@@ -33,7 +33,7 @@ def ask(args: argparse.Namespace, call: Callable[[PigeonClient], Awaitable[T]]) 
 
 
 def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
-    config = config_of(args)
+    config = config_of(args, creating=True)
     given = getattr(args, "base_url", None)  # (--base-url is left out of args when not given)
     base_url = given or config.base_url
     if not given and sys.stdin.isatty():
@@ -51,7 +51,7 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
     credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
     agreed = _plain_file_agreed(args)
 
-    core = core_of(args, online=False, local=False)
+    core = core_of(args, online=False, local=False, creating=True)
 
     async def login() -> int:
         try:
@@ -225,23 +225,52 @@ def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
-    from pigeon.models import EmailType, PhoneType, SocialProfileType
+ENTRY_FLAGS = {  # flag -> (field, value key, enum name, enum prefix)
+    "email": ("emails", "email", "EmailType", "EMAIL_TYPE_"),
+    "phone": ("phones", "phone", "PhoneType", "PHONE_TYPE_"),
+    "social": ("social_profiles", "username", "SocialProfileType", "SOCIAL_PROFILE_TYPE_"),
+}
 
+
+def _entries(args: argparse.Namespace, flag: str, known: Any) -> list[dict[str, str]] | None:
+    """The new list for ``--FLAG`` (added to what the contact has) or ``--set-FLAGs`` (the list itself)."""
+    import pigeon.models as models
+
+    field, key, enum_name, prefix = ENTRY_FLAGS[flag]
+    added, whole = getattr(args, flag), getattr(args, f"set_{flag}s")
+    if added is None and whole is None:
+        return None
+    if added is not None and whole is not None:
+        raise UsageError(f"Give --{flag} (adds) or --set-{flag}s (replaces), not both.")
+    enum = getattr(models, enum_name)
+    given = [typed_value(v, enum, prefix, flag) for v in (added or whole)]
+    new = [{"type": v["type"], key: v["value"]} for v in given]
+    if whole is not None:
+        return new
+    if known is None:
+        raise UsageError(
+            f"--{flag} adds to the contact's {field}, and this contact is not in the local store (the service "
+            f"cannot list contacts): run `pigeon sync`, or give --set-{flag}s to replace them all."
+        )
+    have = [{"type": str(getattr(e.type, "value", e.type)), key: getattr(e, key)} for e in getattr(known, field)]
+    return have + [entry for entry in new if entry not in have]
+
+
+def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
     fields: dict[str, Any] = {}
     if args.first_name is not None:
         fields["first_name"] = args.first_name
     if args.last_name is not None:
         fields["last_name"] = args.last_name
-    if args.email is not None:
-        values = [typed_value(v, EmailType, "EMAIL_TYPE_", "email") for v in args.email]
-        fields["emails"] = [{"type": v["type"], "email": v["value"]} for v in values]
-    if args.phone is not None:
-        values = [typed_value(v, PhoneType, "PHONE_TYPE_", "phone") for v in args.phone]
-        fields["phones"] = [{"type": v["type"], "phone": v["value"]} for v in values]
-    if args.social is not None:
-        values = [typed_value(v, SocialProfileType, "SOCIAL_PROFILE_TYPE_", "social") for v in args.social]
-        fields["social_profiles"] = [{"type": v["type"], "username": v["value"]} for v in values]
+    known = None
+    if any(getattr(args, flag) is not None for flag in ENTRY_FLAGS):
+        store = open_store(config_of(args))
+        known = next((c for c in store.contacts() if c.id == args.contact_id), None)
+        store.close()
+    for flag, (field, *_) in ENTRY_FLAGS.items():
+        entries = _entries(args, flag, known)
+        if entries is not None:
+            fields[field] = entries
     if args.metadata is not None:
         fields["metadata"] = json_object(args.metadata, "--metadata")
     if not fields:
@@ -251,6 +280,11 @@ def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
         print_json(contact.to_wire(), out)
     else:
         out.write(f"Updated contact {clean_line(contact.name) or contact.id}\n")
+        for field in ("emails", "phones", "social_profiles"):
+            if field in fields:
+                key = ENTRY_FLAGS[next(f for f, v in ENTRY_FLAGS.items() if v[0] == field)][1]
+                shown = ", ".join(clean_line(getattr(e, key)) for e in getattr(contact, field)) or "none"
+                out.write(f"  {field.replace('_', ' ')} now: {shown}\n")
     return EXIT_OK
 
 

@@ -182,6 +182,11 @@ def plural(count: int, noun: str = "thread") -> str:
 
 def describe(change: Change) -> str:
     """A change in words, alike in the TUI's notes and the CLI's output."""
+    if change.count == 0 and change.kind != "said":
+        if change.kind == "label":
+            had = "already had" if change.on else "did not have"
+            return f"Nothing changed: the threads {had} the label {change.detail!r}"
+        return "Nothing changed: the threads were already so"
     threads = plural(change.count)
     if change.kind == "read":
         return f"{'Read' if change.on else 'Unread'}: {threads}"

@@ -24,6 +24,7 @@ from pigeon.core.listing import Listing
 from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
 from pigeon.core.session import ClientFactory, Session
 from pigeon.sanitize import clean_line
+from pigeon.store.cache import UnknownThread
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
@@ -152,6 +153,22 @@ class MailCore(Session):
             self._opened.pop(thread_id, None)
             self._ahead.pop(thread_id, None)
         return report
+
+    def resolve_threads(self, given: Sequence[str]) -> list[str]:
+        """Thread ids from what was typed: a whole id or any prefix that names one stored thread (as git takes a
+        commit's). :class:`UnknownThread` for one that names none or several, saying which."""
+        resolved = []
+        for text in given:
+            text = text.strip()
+            found = self.store.thread_ids(text) if text else []
+            if found and found[0] == text:
+                resolved.append(text)
+                continue
+            if len(found) != 1:
+                why = "matches several threads; give more of the id" if found else "matches no thread"
+                raise UnknownThread(f"{text!r} {why}")
+            resolved.append(found[0])
+        return resolved
 
     def listing(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +15,23 @@ from pigeon.store.cache import UnknownThread, iso
 
 UNDO_KEEP = 200
 LABEL_MAX = 60
+
+
+_NO_TRIAGE = {
+    "read_upto": None,
+    "starred": 0,
+    "done_upto": None,
+    "snoozed_until": None,
+    "snooze_upto": None,
+    "muted": 0,
+}
+
+
+def _state(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What a snapshot says of a thread, a missing triage row read as the defaults it stands for."""
+    triage = {**_NO_TRIAGE, **(item["triage"] or {})}
+    triage.pop("thread_id", None)
+    return tuple(sorted(triage.items())), tuple(sorted(item["labels"]))
 
 
 def _steps(text: str) -> list[dict[str, Any]]:
@@ -69,7 +86,8 @@ Apply = Callable[[sqlite3.Connection, str, str], None]
 class TriageStore(Database):
     """Triage changes, each one undo step."""
 
-    def _snapshot(self, conn: sqlite3.Connection, ids: Iterable[str]) -> list[dict[str, Any]]:
+    @staticmethod
+    def _snapshot(conn: sqlite3.Connection, ids: Iterable[str]) -> list[dict[str, Any]]:
         snapshot = []
         for thread_id in ids:
             row = conn.execute("SELECT * FROM triage WHERE thread_id = ?", (thread_id,)).fetchone()
@@ -95,7 +113,10 @@ class TriageStore(Database):
             for thread_id in unique:
                 conn.execute("INSERT OR IGNORE INTO triage (thread_id) VALUES (?)", (thread_id,))
                 apply(conn, thread_id, known[thread_id])
-            if record:
+            after = self._snapshot(conn, unique)
+            changed = sum(1 for old, new in zip(before, after, strict=True) if _state(old) != _state(new))
+            change = replace(change, count=changed)
+            if record and changed:  # a step that changed nothing is no step: undo takes back the last real one
                 conn.execute(
                     "INSERT INTO undo (description, changes, created_at) VALUES (?, ?, ?)",
                     (change.to_json(), json.dumps(before), iso(datetime.now(UTC))),

@@ -94,6 +94,16 @@ class ViewStore(Database):
                 params |= more
         return " AND ".join(f"({p})" for p in parts), params
 
+    def thread_ids(self, prefix: str, limit: int = 2) -> list[str]:
+        """Ids of stored threads that start with ``prefix``, the one that is ``prefix`` itself first (at most
+        ``limit``: two tell a prefix is not unique)."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.rows(
+            "SELECT id FROM threads WHERE id LIKE ? ESCAPE '\\' ORDER BY id != ? LIMIT ?",
+            (escaped + "%", prefix, limit),
+        )
+        return [r["id"] for r in rows]
+
     def count(
         self,
         view: str = "inbox",

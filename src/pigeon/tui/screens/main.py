@@ -200,14 +200,15 @@ class MainScreen(ReportsFailures, LiveUpdates):
     @work(group="triage", exit_on_error=False, description="changing the threads")
     async def run_triage(self, ids: list[str], change: Any) -> None:
         try:
-            said = describe(await self.change_list(ids, change))
+            done = await self.change_list(ids, change)
+            said = describe(done)
         except ValueError as exc:  # a label too long, say
             self.notify(clean_line(str(exc)), severity="warning", markup=False)
             return
         self.selected.clear()
         self.query_one(ThreadList).refresh_rows()  # the marks of the selection go, and its count in the status
         self.update_status()
-        self.notify(f"{said} — u to undo", markup=False, timeout=4)
+        self.notify(f"{said} — u to undo" if done.count else said, markup=False, timeout=4)
 
     def action_select(self, move: int = 0) -> None:
         thread_list = self.query_one(ThreadList)
