@@ -7,6 +7,8 @@ from collections.abc import Iterator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from pigeon.server.app import ServerSettings
 from tests.server.conftest import Service, make_service
@@ -39,4 +41,11 @@ def test_the_service_conforms_to_its_own_schema(case: schemathesis.Case, fuzzed_
     if positive and case.query and "page_token" in case.query:
         _, token = fuzzed_service.db.list_threads(fuzzed_service.alice.id, page_size=1, page_token=None)
         case.query["page_token"] = token
+    if not positive and "authorization" not in {name.lower() for name in (case.headers or {})}:
+        # A negative case that leaves out Authorization to see it refused: the token added here makes it another
+        # request, whose rejection schemathesis would still expect. Check that one for what still holds.
+        case.call_and_validate(
+            headers=fuzzed_service.alice.headers, checks=[not_a_server_error, response_schema_conformance]
+        )
+        return
     case.call_and_validate(headers=fuzzed_service.alice.headers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 import threading
 from pathlib import Path
 
@@ -581,3 +582,17 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
         screen.set_status(Content.styled("Could not check", "dim"))
         screen.set_status(Content.styled("Could not check", "$warning"))  # the same words in another style
         assert "$warning" in (threads.border_subtitle or "")
+
+
+async def test_help_lists_every_key_of_an_action_j_and_k_too(service: Service) -> None:
+    from pigeon.tui.screens.modals import HelpScreen
+
+    app = pigeon_for(service)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("question_mark")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+        lines = screen_text(app).splitlines()
+        for keys, what in (("j", "Down"), ("k", "Up"), ("G", "Bottom")):
+            row = next((line for line in lines if what in line and "list." in line), "")
+            assert re.search(rf"\b{keys}\b", row.split(what)[0]), (keys, row)

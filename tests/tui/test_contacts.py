@@ -122,15 +122,31 @@ async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Se
         everyone = len(book.shown)
         someone = book.shown[3]
         email = someone.emails[0].email or ""
-        await pilot.press("slash", *email[:12])
+        await pilot.press(*email[:12])  # typed at once: the book searches as you type, no / first
         await settle(pilot, app)
         assert someone in book.shown
         assert len(book.shown) < everyone
         assert all(email[:12].lower() in " ".join(e.email or "" for e in c.emails).lower() for c in book.shown)
-        await pilot.press("enter", "o")
+        await pilot.press("tab", "o")  # from the search to the list, where o sorts
         assert book.sort == 1
         details = str(book.query_one("#book-details", Static).visual.plain)  # type: ignore[union-attr]
         assert book.shown[book.query_one(DataTable).cursor_row].name in details
+
+
+async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("b")
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
+        book: ContactBook = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: len(book.shown) >= 3)
+        await pilot.press("down", "down")
+        assert book.query_one(DataTable).cursor_row == 2
+        wanted = book.shown[2]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+        assert app.screen.contact.id == wanted.id  # type: ignore[attr-defined]
 
 
 async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service: Service) -> None:

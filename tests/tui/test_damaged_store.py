@@ -44,6 +44,7 @@ async def test_a_store_with_rows_that_cannot_be_read_still_starts_offline(servic
     app = pigeon_for(service, store=MailStore(path))
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
+        await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
     ids = damage(path)
 
     dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
@@ -72,5 +73,6 @@ async def test_a_store_with_rows_that_cannot_be_read_still_starts_offline(servic
     app = pigeon_for(service, store=MailStore(path))  # the service back: a sync writes the rows again
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
+        await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
         assert app.core.store.thread(ids[0]) is not None
         assert len(app.core.store.inboxes()) == len(service.db.list_inboxes(service.alice.id))

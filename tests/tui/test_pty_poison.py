@@ -142,8 +142,8 @@ WALK: list[tuple[str, ...]] = [
     ("z",),  # the snooze picker
     (ESC,),
     ("b",),  # the contact book
-    ("j", "j"),
-    ("e",),  # the contact editor
+    ("\x1b[B", "\x1b[B"),  # arrows from its search box
+    ("\r",),  # the contact editor
     ("\t", "\t", "\t"),
     (ESC,),
     (ESC,),

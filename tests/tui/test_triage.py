@@ -75,6 +75,25 @@ async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> 
         await settle(pilot, app, lambda: len(threads.source) == 25)
 
 
+async def test_an_action_that_keeps_threads_in_view_keeps_the_selection(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("x", "J", "J")
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        chosen = set(screen.selected)
+        assert len(chosen) == 3
+        await pilot.press("s")  # starring keeps them in the inbox: still selected
+        await settle(pilot, app, lambda: "Starred: 3 threads" in notes.text)
+        assert screen.selected == chosen
+        assert "3 selected" in screen.status
+        await pilot.press("e")  # the next action acts on all three, and takes them out: the selection goes
+        await settle(pilot, app, lambda: len(threads.source) == 22)
+        assert "Done: 3 threads" in notes.text
+        assert not screen.selected
+
+
 async def test_snooze_and_label_from_their_pickers(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:

@@ -34,6 +34,9 @@ LABEL_VIEW = "label:"
 
 SORTS = {
     "date": "t.last_message_at DESC, t.id",
-    "sender": "t.who COLLATE NOCASE, t.last_message_at DESC, t.id",  # t.id last: one order, so pages never overlap
+    # By the other party: "You, Mike" sorts as Mike (a thread you answered last is still Mike's). t.id last: one
+    # order, so pages never overlap.
+    "sender": "CASE WHEN t.who LIKE 'You, %' THEN substr(t.who, 6) ELSE t.who END COLLATE NOCASE, "
+    "t.last_message_at DESC, t.id",
     "subject": "t.subject COLLATE NOCASE, t.last_message_at DESC, t.id",
 }

@@ -182,16 +182,18 @@ class PigeonApp(ReportsFailures, App[None]):
 
     def action_help(self) -> None:
         """Every key of the focused context, with its binding id (for the keymap)."""
-        rows: list[tuple[str, str, str]] = []
-        seen: set[str] = set()
+        keys: dict[str, list[str]] = {}  # every key of a binding ("j, ↓"), not only the first one met
+        named: dict[str, tuple[str, str]] = {}
         for active in self.screen.active_bindings.values():
             binding = active.binding
             label = binding.description or binding.action
             ident = binding.id or ""
-            if (ident or label) in seen:
-                continue
-            seen.add(ident or label)
-            rows.append((self.get_key_display(binding), label, ident))
+            shown = self.get_key_display(binding)
+            group = keys.setdefault(ident or label, [])
+            if shown not in group:
+                group.append(shown)
+            named.setdefault(ident or label, (label, ident))
+        rows = [(", ".join(sorted(group, key=len)), *named[name]) for name, group in keys.items()]
         focused = self.screen.focused
         context = HELP_CONTEXTS.get(focused.id if focused and focused.id else "", "Pigeon")
         # Pigeon's own keys first (they have ids, for the keymap), then Textual's built-in ones.

@@ -65,6 +65,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._live_started = False
         self._live_timer: Timer | None = None
         self._mode: Mode | None = None
+        self.left_view = 0
         self._arrived: list[tuple[str, str]] = []
         self._announce_timer: Timer | None = None
         self._check_timer: Timer | None = None
@@ -205,7 +206,8 @@ class MainScreen(ReportsFailures, LiveUpdates):
         except ValueError as exc:  # a label too long, say
             self.notify(clean_line(str(exc)), severity="warning", markup=False)
             return
-        self.selected.clear()
+        if self.left_view:  # threads that left the view take the selection with them; others keep it (as Gmail)
+            self.selected.clear()
         self.query_one(ThreadList).refresh_rows()  # the marks of the selection go, and its count in the status
         self.update_status()
         self.notify(f"{said} — u to undo" if done.count else said, markup=False, timeout=4)

@@ -37,6 +37,7 @@ class MailList(Screen[None]):
     _sidebar_shown: Any
     _status: Content
     _list_version: int  # counts the lists shown: a search that ends after a newer list is dropped
+    left_view: int  # how many threads the last change took out of the view
 
     def show_threads(self, *, keep: bool = True) -> None:
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
@@ -157,18 +158,19 @@ class MailList(Screen[None]):
         current = thread_list.current if len(old) else None
         near, shown = thread_list.cursor, thread_list.visible_range()
 
-        def run() -> tuple[Any, Listing | None, int | None]:
+        def run() -> tuple[Any, Listing | None, int | None, int]:
             ids = targets() if callable(targets) else targets
             if not isinstance(old, Listing):
-                return change(ids), None, None
+                return change(ids), None, None, 0
             before = old.members(ids)
             result = change(ids)
-            fresh = old.changed(old.members(ids) - before)
+            after = old.members(ids)
+            fresh = old.changed(after - before)
             fresh.prefetch(shown)
             found = ThreadList.find(fresh, current.id, near=near) if current else None
-            return result, fresh, found
+            return result, fresh, found, max(before - after, 0)
 
-        result, fresh, found = await asyncio.to_thread(run)
+        result, fresh, found, self.left_view = await asyncio.to_thread(run)
         if fresh is not None and version == self._list_version:  # the list is still the one this changed
             self._list_version += 1
             if thread_list.cursor == near:

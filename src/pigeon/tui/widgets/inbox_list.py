@@ -36,8 +36,8 @@ def status_labels() -> dict[str, str]:
 
     return {
         InboxStatus.ACTIVE: "",
-        InboxStatus.INACTIVE: "off",
-        InboxStatus.PENDING_VERIFICATION: "pending",
+        InboxStatus.INACTIVE: "inactive",
+        InboxStatus.PENDING_VERIFICATION: "unverified",
         InboxStatus.FAILED: "failed",
     }
 

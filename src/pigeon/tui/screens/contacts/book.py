@@ -56,6 +56,8 @@ class ContactBook(ReportsFailures, Screen[None]):
         Binding("slash", "search", "Search", id="book.search"),
         Binding("e,enter", "edit", "Edit", id="book.edit"),
         Binding("o", "sort", "Sort", id="book.sort", tooltip="Sort by name, company or last contacted"),
+        Binding("down", "move(1)", "Next", id="book.next", show=False),  # (from the search box)
+        Binding("up", "move(-1)", "Previous", id="book.previous", show=False),
     ]
 
     def __init__(self, core: MailCore) -> None:
@@ -77,7 +79,7 @@ class ContactBook(ReportsFailures, Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("Name", "Company", "Email", "Last contacted")
         self.refresh_book()
-        table.focus()
+        self.query_one("#book-search", Input).focus()  # type to search at once; arrows move, enter edits
         self.learn_contacts()
 
     def refresh_book(self) -> None:
@@ -110,7 +112,10 @@ class ContactBook(ReportsFailures, Screen[None]):
             table.move_cursor(row=min(current, len(contacts) - 1))
         self.show_details()
         self.query_one("#book-status", Static).update(
-            Content.styled(f"{len(contacts)} contacts · sorted by {key} · o to change", "dim")
+            Content.styled(
+                f"{len(contacts)} contacts · sorted by {key} (o in the list) · type to search, ↑↓ and enter to edit",
+                "dim",
+            )
         )
 
     def show_details(self) -> None:
@@ -136,7 +141,13 @@ class ContactBook(ReportsFailures, Screen[None]):
 
     @on(Input.Submitted, "#book-search")
     def _search_done(self) -> None:
-        self.set_focus(self.query_one(DataTable))
+        self.action_edit()  # enter in the search edits the contact the arrows are on
+
+    def action_move(self, by: int) -> None:
+        """Arrows typed in the search move through the contacts it found."""
+        table = self.query_one(DataTable)
+        if self.shown:
+            table.move_cursor(row=max(0, min(table.cursor_row + by, len(self.shown) - 1)))
 
     def action_search(self) -> None:
         self.set_focus(self.query_one("#book-search", Input))  # at once: the keys typed after / are the search's
@@ -147,9 +158,9 @@ class ContactBook(ReportsFailures, Screen[None]):
 
     def action_close(self) -> None:
         search = self.query_one("#book-search", Input)
-        if search.has_focus and search.value:
+        if search.value:
             search.value = ""
-            self.set_focus(self.query_one(DataTable))
+            search.focus()
         else:
             self.dismiss(None)
 
