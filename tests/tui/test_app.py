@@ -575,7 +575,7 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
         total = app.core.stored_threads()
         assert total > 2
         syncing = [s for s in shown if s.startswith("Syncing")]
-        assert syncing == [f"Syncing 1 of {total}…", f"Syncing {total} of {total}…"]
+        assert syncing == [f"Syncing 0 of {total}…", f"Syncing {total} of {total}…"]  # 0: the rows, at once
         await settle(pilot, app, lambda: bool(screen.live_mode))
         assert screen.status == f"{len(threads.source)} threads · checking every 60 s"
         assert f"{len(threads.source)} threads" in screen_text(app)  # drawn in the list's bottom border

@@ -96,6 +96,8 @@ async def sync(
         threads += page.items
         skipped += page.skipped
     changed = await asyncio.to_thread(store.put_threads, threads)
+    if on_progress is not None and changed:
+        on_progress(0, len(changed))  # the thread list is stored: its rows can be shown now, messages fill in
     gate = asyncio.Semaphore(concurrency)
     done = 0
     total_messages = 0

@@ -74,6 +74,11 @@ class LiveUpdates(Reading):
 
         def progress(done: int, total: int) -> None:
             nonlocal last_shown
+            if done == 0:  # the thread list has arrived: its rows now, the messages (senders, text) fill in behind
+                last_shown = time.monotonic()
+                self.set_status(Content.styled(f"Syncing 0 of {total}…", "italic"))
+                self._progress_refresh()
+                return
             if done < total and time.monotonic() - last_shown < PROGRESS_INTERVAL:
                 return  # a big first sync reports every thread: the list is drawn a few times a second, no more
             last_shown = time.monotonic()
@@ -108,6 +113,7 @@ class LiveUpdates(Reading):
 
     def _progress_refresh(self) -> None:
         self._progress_timer = None
+        self.query_one(ThreadList).loading = False  # rows to show: no loading cover over them
         self.show_threads()
 
     def set_offline(self, offline: bool) -> None:
