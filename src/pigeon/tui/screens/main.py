@@ -38,6 +38,7 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
 NARROW_WIDTH = 120
+FOLD_WIDTH = 100  # below this the sidebar folds away
 BACKGROUND_START_DELAY = 0.05
 SNOOZE_DUE_CHECK = 60  # seconds: snoozes come due
 
@@ -114,6 +115,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
+        self.set_class(event.size.width < FOLD_WIDTH, "folded")
 
     def on_inboxes_changed(self, event: InboxesChanged) -> None:
         self.show_threads()

@@ -29,6 +29,9 @@ VIEW_LABELS = {
 }
 
 
+LINE = 18  # cells of a sidebar line (24 columns less the border, padding and the option's own margins)
+
+
 @functools.cache
 def status_labels() -> dict[str, str]:
     """What the sidebar says of an inbox's status ("" for active); unknown statuses show in lower case."""
@@ -44,8 +47,10 @@ def status_labels() -> dict[str, str]:
 
 def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
     """A view (no ``status``) or an inbox, with its unread count."""
-    parts = [safe_line(label, limit=20)]
     text = status_labels().get(status, str(status).lower()) if status is not None else ""  # type: ignore[call-overload]
+    text = safe_line(text, limit=12).plain
+    room = LINE - (len(text) + 2 if text else 0) - (len(str(unread)) + 1 if unread else 0)
+    parts = [safe_line(label, limit=max(room, 6))]  # the name gives way, so the status and count fit one line
     if text:
         parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))
     if unread:

@@ -46,6 +46,8 @@ class EmptySource:
 
 
 WHO_WIDTH = 22
+NARROW_WHO_WIDTH = 14
+WIDE_ROW = 72  # rows narrower than this give the sender fewer cells
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
 MARK_WIDTH = 5
@@ -230,6 +232,7 @@ class ThreadList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         # Cached rows stay: their key has the width (a layout elsewhere sends Resize without changing it).
         self.virtual_size = Size(self._row_width, len(self.source))
+        self.call_after_refresh(self._scroll_cursor_into_view)  # a smaller pane keeps the cursor's row in sight
 
     def notify_style_update(self) -> None:
         """Rows are drawn again only when their look changed (a theme): focus changes the cursor row alone."""
@@ -267,7 +270,8 @@ class ThreadList(ScrollView, can_focus=True):
         tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
         label_text = clean_line(" ".join(tags), limit=24)
         count = f"({row.count})" if row.count > 1 else ""
-        subject_width = max(width - MARK_WIDTH - WHO_WIDTH - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+        who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
+        subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
 
         def cell(text: str, cell_width: int, style: Style, *, right: bool = False) -> Text:
             value = Text(text, style=style, no_wrap=True, end="")
@@ -285,7 +289,7 @@ class ThreadList(ScrollView, can_focus=True):
                 MARK_WIDTH,
                 mark,
             ),
-            cell(clean_line(row.who) or "…", WHO_WIDTH, strong),
+            cell(clean_line(row.who) or "…", who_width, strong),
             " ",
             cell(
                 clean_line(row.subject) or "(no subject)",
