@@ -29,7 +29,7 @@ VIEW_LABELS = {
 }
 
 
-LINE = 18  # cells of a sidebar line (24 columns less the border, padding and the option's own margins)
+LINE = 20  # cells of a sidebar line (24 columns less the border and padding)
 
 
 @functools.cache
@@ -50,7 +50,7 @@ def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
     text = status_labels().get(status, str(status).lower()) if status is not None else ""  # type: ignore[call-overload]
     text = safe_line(text, limit=12).plain
     room = LINE - (len(text) + 2 if text else 0) - (len(str(unread)) + 1 if unread else 0)
-    parts = [safe_line(label, limit=max(room, 6))]  # the name gives way, so the status and count fit one line
+    parts = [safe_line(label, limit=max(room, 4))]  # the name gives way, so the status and count fit one line
     if text:
         parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))
     if unread:
