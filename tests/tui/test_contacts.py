@@ -347,6 +347,31 @@ async def test_create_inbox_adds_it_to_the_inboxes_pane(service: Service) -> Non
     assert any(i.email == "sales@pigeon.example" for i in service.db.list_inboxes(service.alice.id))
 
 
+async def test_a_dialog_with_something_typed_asks_before_it_closes(service: Service) -> None:
+    from pigeon.tui.screens.modals import ConfirmScreen
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        dialog = app.screen
+        dialog.query_one("#email", Input).value = "typed@pigeon.example"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await settle(pilot, app, lambda: app.screen is dialog)
+        assert dialog.query_one("#email", Input).value == "typed@pigeon.example"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        app.action_create_inbox()  # nothing typed: escape closes at once
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+
+
 async def test_create_webhook_shows_the_secret_once(service: Service) -> None:
     app = pigeon_for(service)
     notes = Notes()

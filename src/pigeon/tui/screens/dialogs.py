@@ -18,6 +18,7 @@ from pigeon.core.errors import FieldError, Invalid, InvalidInput, PigeonError
 from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line
+from pigeon.tui.screens.modals import ConfirmScreen
 
 
 class FormDialog(ModalScreen[Any]):
@@ -33,12 +34,28 @@ class FormDialog(ModalScreen[Any]):
         super().__init__()
         self.core = core
 
+    @property
+    def dirty(self) -> bool:
+        """Something was typed (the app's quit asks first too)."""
+        return any(box.value.strip() for box in self.query(Input)) or any(
+            area.text.strip() for area in self.query(TextArea)
+        )
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Close; with something typed, ask first (nothing typed is lost without a question)."""
+        if not self.dirty:
+            self.dismiss(None)
+            return
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen(Content("Discard what you typed?"), yes="Discard", no="Keep"), answer)
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()
 
     @on(Button.Pressed, "#submit")
     def _submit(self) -> None:
