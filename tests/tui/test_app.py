@@ -596,3 +596,13 @@ async def test_help_lists_every_key_of_an_action_j_and_k_too(service: Service) -
         for keys, what in (("j", "Down"), ("k", "Up"), ("G", "Bottom")):
             row = next((line for line in lines if what in line and "list." in line), "")
             assert re.search(rf"\b{keys}\b", row.split(what)[0]), (keys, row)
+
+
+async def test_the_lists_title_names_the_view_it_shows(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=(80, 24)) as pilot:  # the sidebar folded away: the title is what says it
+        threads = await loaded(pilot, app)
+        assert "Threads · Inbox" in screen_text(app)
+        await pilot.press("5")
+        await settle(pilot, app, lambda: str(threads.border_title) == "Threads · Done")
+        assert "Threads · Done" in screen_text(app)

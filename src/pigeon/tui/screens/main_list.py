@@ -17,7 +17,7 @@ from pigeon.core.errors import QueryError
 from pigeon.core.listing import Listing, parse_query
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
-from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.inbox_list import InboxList, view_label
 from pigeon.tui.widgets.thread_list import ThreadList
 
 SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
@@ -43,6 +43,7 @@ class MailList(Screen[None]):
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
         on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
         worker (in a big mailbox its first letters match most of it)."""
+        self.query_one(ThreadList).border_title = Content(f"Threads · {self.place_name()}")
         box = self.query_one("#filter", Input)
         try:
             query = parse_query(self.filter_text)
@@ -106,6 +107,14 @@ class MailList(Screen[None]):
             return
         self._sidebar_shown = shown
         self.query_one(InboxList).show_sidebar(counts, inboxes, unread, selected)
+
+    def place_name(self) -> str:
+        """The view or inbox the list shows, for its title (the folded sidebar no longer says it)."""
+        if self.inbox_id is not None:
+            inbox = next((i for i in self.core.inboxes if i.id == self.inbox_id), None)
+            name = (inbox.display_name or inbox.email) if inbox is not None else ""
+            return clean_line(name, limit=40) or "Inbox"
+        return view_label(self.view)
 
     def update_status(self, shown: int | None = None) -> None:
         thread_list = self.query_one(ThreadList)
