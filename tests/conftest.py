@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import keyring
 import pytest
@@ -23,21 +24,24 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     return home
 
 
-@pytest.fixture(autouse=True)
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    """Install an in-memory keyring backend for the test, and restore the previous one after."""
+K = TypeVar("K", bound=MemoryKeyring)
+
+
+def installed(backend: K) -> Iterator[K]:
+    """``backend`` as the keyring for a test; the previous one is back after."""
     previous = keyring.get_keyring()
-    backend = MemoryKeyring()
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """An in-memory keyring backend for every test."""
+    yield from installed(MemoryKeyring())
 
 
 @pytest.fixture
 def plain_file_keyring() -> Iterator[PlainFileKeyring]:
-    """Install a keyring that (as keyrings.alt's plaintext backend does) would write secrets to a plain file."""
-    previous = keyring.get_keyring()
-    backend = PlainFileKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    """A keyring that (as keyrings.alt's plaintext backend does) would write secrets to a plain file."""
+    yield from installed(PlainFileKeyring())

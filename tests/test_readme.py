@@ -126,9 +126,9 @@ def serve(shell: Shell, line: str, port: int, token: str) -> subprocess.Popen[st
 
 def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
     lines = readme_commands()
-    line = {prefix: next(x for x in lines if x.startswith(prefix)) for prefix in ("uv run pigeon serve token",)}
     db = str(shell.folder / "service.sqlite3")
-    token = shell.run(line["uv run pigeon serve token"].replace("service.sqlite3", db)).strip()
+    create_token = next(x for x in lines if x.startswith("uv run pigeon serve token"))
+    token = shell.run(create_token.replace("service.sqlite3", db)).strip()
     assert token
     port = free_port()
     service = serve(shell, next(x for x in lines if x.startswith("uv run pigeon serve --db")), port, token)
@@ -137,11 +137,12 @@ def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
         shell.run("uv run pigeon login", given=token + "\n")
         assert json.loads(Path(shell.env["PIGEON_TEST_KEYRING"]).read_text())
         threads = json.loads(shell.run("uv run pigeon threads list --json"))
-        thread_id = threads[0]["id"] if isinstance(threads, list) else threads["threads"][0]["id"]
+        thread_id = threads["threads"][0]["id"]
         shell.run("uv run pigeon sync")  # (README order: the contact edited below is then in the local store)
         messages = json.loads(shell.run(f"uv run pigeon messages list --thread {thread_id} --all --json"))
-        listed = messages if isinstance(messages, list) else messages["messages"]
-        contact_id = next(m["sender"]["contact_id"] for m in listed if m.get("sender", {}).get("contact_id"))
+        contact_id = next(
+            m["sender"]["contact_id"] for m in messages["messages"] if m.get("sender", {}).get("contact_id")
+        )
         for command in lines:
             if command in NOT_RUN_HERE or command in shell.ran or command.startswith("uv run pigeon demo"):
                 continue

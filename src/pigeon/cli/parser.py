@@ -142,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         triage.set_defaults(action_id=action.id, on=verb.on)
         triage.add_argument("threads", nargs="+", metavar="THREAD")
         if action.op == "snooze":
-            triage.add_argument("--until", required=True, help="later, tomorrow, next-week or 2026-11-23 09:00")
+            triage.add_argument(
+                "--until", required=True, help="later, tomorrow, weekend, next-week or 2026-11-23 09:00"
+            )
         if action.op == "label":
             triage.add_argument("--add", metavar="LABEL")
             triage.add_argument("--remove", metavar="LABEL")

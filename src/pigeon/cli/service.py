@@ -280,9 +280,8 @@ def cmd_contacts_update(args: argparse.Namespace, out: TextIO) -> int:
         print_json(contact.to_wire(), out)
     else:
         out.write(f"Updated contact {clean_line(contact.name) or contact.id}\n")
-        for field in ("emails", "phones", "social_profiles"):
+        for field, key, *_ in ENTRY_FLAGS.values():
             if field in fields:
-                key = ENTRY_FLAGS[next(f for f, v in ENTRY_FLAGS.items() if v[0] == field)][1]
                 shown = ", ".join(clean_line(getattr(e, key)) for e in getattr(contact, field)) or "none"
                 out.write(f"  {field.replace('_', ' ')} now: {shown}\n")
     return EXIT_OK

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events, work
 from textual.app import App
 from textual.binding import BindingType
-from textual.content import Content
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -33,7 +32,7 @@ from pigeon.tui.messages import ContactSaved, EditContact, Failed, InboxesChange
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.screens.modals import ConfirmScreen, HelpScreen
+from pigeon.tui.screens.modals import HelpScreen, ask_first
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
     from pigeon.core.session import PigeonClient
@@ -100,21 +99,10 @@ class PigeonApp(ReportsFailures, App[None]):
 
     async def action_quit(self) -> None:
         """Quit (q, ctrl+q, the palette); with an unsaved edit on any screen, ask first: nothing typed is lost."""
-        if not any(getattr(screen, "dirty", False) for screen in self.screen_stack):
-            self.exit()
-            return
-
-        def answer(leave: bool | None) -> None:
-            if leave:
-                self.exit()
-
-        if not isinstance(self.screen, ConfirmScreen):
-            self.push_screen(
-                ConfirmScreen(
-                    Content("You have unsaved changes. Quit Pigeon without saving them?"), yes="Quit", no="Stay"
-                ),
-                answer,
-            )
+        unsaved = any(getattr(screen, "dirty", False) for screen in self.screen_stack)
+        ask_first(
+            self, unsaved, "You have unsaved changes. Quit Pigeon without saving them?", "Quit", "Stay", self.exit
+        )
 
     def tell_screens(self, make: Callable[[], Message]) -> None:
         """Post a message (made anew for each) to every screen on the stack: screens show what changed."""

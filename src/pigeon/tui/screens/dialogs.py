@@ -18,7 +18,7 @@ from pigeon.core.errors import FieldError, Invalid, InvalidInput, PigeonError
 from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line
-from pigeon.tui.screens.modals import ConfirmScreen
+from pigeon.tui.screens.modals import ask_first
 
 
 class FormDialog(ModalScreen[Any]):
@@ -43,15 +43,7 @@ class FormDialog(ModalScreen[Any]):
 
     def action_cancel(self) -> None:
         """Close; with something typed, ask first (nothing typed is lost without a question)."""
-        if not self.dirty:
-            self.dismiss(None)
-            return
-
-        def answer(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(ConfirmScreen(Content("Discard what you typed?"), yes="Discard", no="Keep"), answer)
+        ask_first(self.app, self.dirty, "Discard what you typed?", "Discard", "Keep", lambda: self.dismiss(None))
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -11,6 +12,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -38,6 +42,20 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+def ask_first(app: App[Any], needed: bool, question: str, yes: str, no: str, then: Callable[[], object]) -> None:
+    """Do ``then`` now, or, when ``needed`` (something typed would be lost), once the user answers yes."""
+    if not needed:
+        then()
+        return
+
+    def answer(agreed: bool | None) -> None:
+        if agreed:
+            then()
+
+    if not isinstance(app.screen, ConfirmScreen):  # (a second quit key while the question is open asks nothing)
+        app.push_screen(ConfirmScreen(Content(question), yes=yes, no=no), answer)
 
 
 class PickScreen(ModalScreen[int | None]):

@@ -39,7 +39,9 @@ class SnoozePicker(ModalScreen[datetime | None]):
         with Vertical(classes="dialog"):
             yield Static(Content.styled("Snooze until…", "bold"), markup=False)
             yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
-            yield Input(placeholder="2026-11-23 09:00, or later / tomorrow / next-week", id="answer", classes="hidden")
+            yield Input(
+                placeholder="2026-11-23 09:00, or later / tomorrow / weekend / next-week", id="answer", classes="hidden"
+            )
             yield Static("", id="snooze-error", markup=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

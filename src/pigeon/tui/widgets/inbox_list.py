@@ -52,7 +52,7 @@ def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
     room = LINE - (len(text) + 2 if text else 0) - (len(str(unread)) + 1 if unread else 0)
     parts = [safe_line(label, limit=max(room, 4))]  # the name gives way, so the status and count fit one line
     if text:
-        parts.append(Content.styled(f" {safe_line(text).plain} ", "$warning"))
+        parts.append(Content.styled(f" {text} ", "$warning"))  # (cleaned above)
     if unread:
         parts.append(Content.styled(f" {unread}", "bold $accent"))
     return Content.assemble(*parts)

@@ -32,7 +32,7 @@ from pigeon.sanitize import clean_line
 from pigeon.tui.messages import Failed
 from pigeon.tui.render import safe_line
 from pigeon.tui.screens.base import ReportsFailures
-from pigeon.tui.screens.modals import ConfirmScreen
+from pigeon.tui.screens.modals import ask_first
 from pigeon.tui.widgets.key_bar import KeyBar
 
 
@@ -257,16 +257,13 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
     # --- leaving ---------------------------------------------------------------------------------------------
 
     def action_close(self) -> None:
-        if not self.dirty:
-            self.dismiss(None)
-            return
-
-        def answer(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(
-            ConfirmScreen(Content("You have unsaved changes. Leave without saving?"), yes="Leave", no="Stay"), answer
+        ask_first(
+            self.app,
+            self.dirty,
+            "You have unsaved changes. Leave without saving?",
+            "Leave",
+            "Stay",
+            lambda: self.dismiss(None),
         )
 
     def action_discard_draft(self) -> None:
@@ -277,8 +274,11 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             await self.core.discard_draft(self.contact.id or "")
             self.dismiss(None)
 
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.run_worker(discard(), group="discard", exit_on_error=False)
-
-        self.app.push_screen(ConfirmScreen(Content("Discard the restored changes?"), yes="Discard", no="Keep"), answer)
+        ask_first(
+            self.app,
+            True,
+            "Discard the restored changes?",
+            "Discard",
+            "Keep",
+            lambda: self.run_worker(discard(), group="discard", exit_on_error=False),
+        )
