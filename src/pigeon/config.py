@@ -16,7 +16,10 @@ Precedence, strongest first: flags (``--profile``, ``--base-url``), environment 
     theme = "textual-dark"
 
     [ui.keymap]          # binding id = keys
-    "thread.done" = "e,delete"
+    "triage.done" = "e,delete"
+
+    [compose]
+    send_command = ["msmtp", "-t"]   # the message on standard input; none: a mailto: link to the system handler
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pigeon.files import write_private
 DEFAULT_BASE_URL = "http://127.0.0.1:8025"
 DEFAULT_PROFILE = "default"
 DEFAULT_THEME = "textual-dark"
+AFTER_TRIAGE = ("next", "previous", "list")
 MIN_POLL_INTERVAL = 5.0
 SECRET_KEYS = frozenset({"token", "access_token", "api_key", "password", "secret"})
 
@@ -64,6 +68,14 @@ def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"{where}{key}: should be a table")
     return value
+
+
+def _command(data: dict[str, Any], key: str, where: str) -> list[str]:
+    """A program and its arguments, as a list of strings (run without a shell); ``[]`` when not set."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(part, str) and part for part in value):
+        raise ValueError(f'{where}{key}: should be a list of strings, the program first (e.g. ["msmtp", "-t"])')
+    return list(value)
 
 
 def _string(data: dict[str, Any], key: str, where: str, default: str | None) -> str | None:
@@ -106,12 +118,17 @@ class ProfileConfig:
 @dataclass
 class UIConfig:
     """How the terminal UI looks (``theme``: a Textual theme, chosen in the command palette), which keys it
-    answers to (``keymap``: binding id -> comma-separated keys, applied with App.set_keymap; see ``?``), and
-    whether new mail is announced (``notify_new_mail``: one note for what arrives together)."""
+    answers to (``keymap``: binding id -> comma-separated keys, applied with App.set_keymap; see ``?``),
+    whether new mail is announced (``notify_new_mail``: one note for what arrives together), what the reader
+    shows after the open thread leaves the view (``after_triage``: the next thread, the previous one, or the list),
+    and what opens attachments and mailto: links (``open_command``: a program and its arguments, the file or link
+    added as the last one; default: the system's handler)."""
 
     theme: str = DEFAULT_THEME
     keymap: dict[str, str] = field(default_factory=dict)
     notify_new_mail: bool = True
+    after_triage: str = "next"
+    open_command: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> UIConfig:
@@ -123,7 +140,29 @@ class UIConfig:
         notify = data.get("notify_new_mail", True)
         if not isinstance(notify, bool):
             raise ValueError("ui.notify_new_mail: should be true or false")
-        return cls(theme=theme, keymap=dict(keymap), notify_new_mail=notify)
+        after = _string(data, "after_triage", "ui.", "next")
+        if after not in AFTER_TRIAGE:
+            raise ValueError(f"ui.after_triage: should be one of {', '.join(AFTER_TRIAGE)}")
+        return cls(
+            theme=theme,
+            keymap=dict(keymap),
+            notify_new_mail=notify,
+            after_triage=after,
+            open_command=_command(data, "open_command", "ui."),
+        )
+
+
+@dataclass
+class ComposeConfig:
+    """How replies leave: ``send_command``, a program and its arguments that reads a whole RFC 5322 message on
+    standard input (``["msmtp", "-t"]``, ``["sendmail", "-t"]``); without one a reply opens as a ``mailto:`` link
+    in the system's mail handler."""
+
+    send_command: list[str] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> ComposeConfig:
+        return cls(send_command=_command(data, "send_command", "compose."))
 
 
 @dataclass
@@ -136,6 +175,7 @@ class Settings:
     default_profile: str = DEFAULT_PROFILE
     profiles: dict[str, ProfileConfig] = field(default_factory=dict)
     ui: UIConfig = field(default_factory=UIConfig)
+    compose: ComposeConfig = field(default_factory=ComposeConfig)
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Settings:
@@ -148,6 +188,7 @@ class Settings:
             default_profile=_string(data, "default_profile", "", DEFAULT_PROFILE) or DEFAULT_PROFILE,
             profiles=profiles,
             ui=UIConfig.parse(_table(data, "ui", "")),
+            compose=ComposeConfig.parse(_table(data, "compose", "")),
         )
 
 
@@ -161,6 +202,10 @@ class Config:
     base_url_source: str
     ui: UIConfig
     settings: Settings
+
+    @property
+    def compose(self) -> ComposeConfig:
+        return self.settings.compose
 
     @property
     def profile_config(self) -> ProfileConfig:

@@ -40,14 +40,8 @@ def summary(html: str) -> str:
     return text_of(title.group(1)) if title and title.group(1).strip() else text_of(html)
 
 
-@functools.lru_cache(maxsize=16)  # folding quotes or a resize lays a thread out again: its HTML is read once
-def readable(html: str) -> str:
-    """The readable text of ``html`` with its links as numbered footnotes that show their real targets.
-
-    Each anchor is numbered on the parsed tree (its ``href``, nothing its text says), before the text is made, so a
-    link whose text looks like another link cannot take the footnote; numbering is a dict lookup, linear in the
-    number of links."""
-    from inscriptis import Inscriptis
+def _tree(html: str) -> Any:
+    """The parsed document of ``html`` (``None`` when there is nothing to read)."""
     from lxml.etree import ParserError
     from lxml.html import document_fromstring
 
@@ -55,17 +49,51 @@ def readable(html: str) -> str:
     # held an escape sequence raised), and nothing of them would be shown anyway.
     source = clean(html).strip()
     if not source:
-        return ""
+        return None
     try:
-        tree = document_fromstring(source)
+        return document_fromstring(source)
     except ParserError:  # (what inscriptis does with what lxml cannot read as a document)
-        tree = document_fromstring("<pre>" + source + "</pre>")
-    numbers: dict[str, int] = {}  # target -> its footnote number
+        return document_fromstring("<pre>" + source + "</pre>")
+
+
+def _targets(tree: Any) -> Any:
+    """Each anchor with a target (not a jump within the page), in document order: ``(anchor, target)``."""
     for anchor in tree.iter("a"):
         target = (anchor.get("href") or "").strip()
-        if not target or target.startswith("#"):
-            continue
-        marker = f" [{numbers.setdefault(target, len(numbers) + 1)}]"
+        if target and not target.startswith("#"):
+            yield anchor, target
+
+
+@functools.lru_cache(maxsize=16)
+def anchors(html: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The links of ``html`` in footnote order, one per target: ``(target, the visible texts of its anchors)``
+    (whitespace folded). The reader's footnotes number exactly these."""
+    tree = _tree(html)
+    found: dict[str, list[str]] = {}
+    for anchor, target in _targets(tree) if tree is not None else ():
+        texts = found.setdefault(target, [])
+        text = " ".join(anchor.text_content().split())
+        if text and text not in texts:
+            texts.append(text)
+    return tuple((target, tuple(texts)) for target, texts in found.items())
+
+
+@functools.lru_cache(maxsize=16)  # folding quotes or a resize lays a thread out again: its HTML is read once
+def readable(html: str, first: int = 1) -> str:
+    """The readable text of ``html`` with its links as numbered footnotes that show their real targets, numbered
+    from ``first`` (a thread numbers its links once across its messages).
+
+    Each anchor is numbered on the parsed tree (its ``href``, nothing its text says), before the text is made, so a
+    link whose text looks like another link cannot take the footnote; numbering is a dict lookup, linear in the
+    number of links."""
+    from inscriptis import Inscriptis
+
+    tree = _tree(html)
+    if tree is None:
+        return ""
+    numbers: dict[str, int] = {}  # target -> its footnote number
+    for anchor, target in _targets(tree):
+        marker = f" [{numbers.setdefault(target, len(numbers) + first)}]"
         if len(anchor):
             anchor[-1].tail = (anchor[-1].tail or "") + marker
         else:

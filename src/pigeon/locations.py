@@ -38,6 +38,11 @@ def data_dir() -> Path:
     return _override("PIGEON_DATA_DIR") or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def opened_dir() -> Path:
+    """The private folder attachments are opened from (under the data folder; 0700, files 0600)."""
+    return data_dir() / "opened"
+
+
 def download_dir() -> Path:
     """The folder attachments are saved into."""
     return _override("PIGEON_DOWNLOAD_DIR") or Path(platformdirs.user_downloads_dir()) / APP_NAME

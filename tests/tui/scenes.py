@@ -215,7 +215,7 @@ async def triaged(pilot: Pilot) -> None:
     screen: MainScreen = app.screen  # type: ignore[assignment]
     screen.show_threads()
     await settle(pilot)
-    await pilot.press("j", "x", "J", "J")
+    await pilot.press("j", "x", "shift+down", "shift+down")
     await settle(pilot)
 
 
@@ -246,7 +246,7 @@ async def render(name: str, scene: Scene, folder: Path = OUT) -> Path:
     app = scene_app(logged_in=scene.logged_in)
     async with app.run_test(size=scene.size) as pilot:
         await scene.run_before(pilot)
-        folder.mkdir(exist_ok=True)  # noqa: ASYNC240  (a script, once)
+        folder.mkdir(exist_ok=True)
         path = folder / f"{name}.svg"
         app.save_screenshot(filename=path.name, path=str(folder))
     return path

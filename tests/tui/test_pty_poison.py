@@ -120,8 +120,10 @@ def fill(db: Database, account: str, *, hostile: bool) -> None:
 ESC = "\x1b"
 WALK: list[tuple[str, ...]] = [
     ("j", "k", "\r"),  # open the newest thread
-    ("t", "t", "f", "f"),  # quotes shown and hidden, zoomed and back
+    ("t", "t", "Z", "Z"),  # quotes shown and hidden, zoomed and back
+    ("L",),  # the links list: the poisoned targets and words
     (ESC,),
+    ("J", "K"),  # the next thread and back
     ("j", "\r", ESC, "j", "\r", "j"),
     ("a",),  # save the attachment (its name is poisoned and climbs folders)
     (ESC,),

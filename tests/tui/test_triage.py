@@ -61,7 +61,7 @@ async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> 
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await synced(pilot, app)
-        await pilot.press("x", "J", "J")
+        await pilot.press("x", "shift+down", "shift+down")
         screen: MainScreen = app.screen  # type: ignore[assignment]
         assert len(screen.selected) == 3
         assert "3 selected" in screen_text(app)
@@ -80,7 +80,7 @@ async def test_an_action_that_keeps_threads_in_view_keeps_the_selection(service:
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await synced(pilot, app)
-        await pilot.press("x", "J", "J")
+        await pilot.press("x", "shift+down", "shift+down")
         screen: MainScreen = app.screen  # type: ignore[assignment]
         chosen = set(screen.selected)
         assert len(chosen) == 3

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from pigeon import __version__
+from pigeon.cli.compose import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
 from pigeon.cli.serve import cmd_demo, cmd_serve, cmd_token_create
@@ -149,6 +150,22 @@ def build_parser() -> argparse.ArgumentParser:
             triage.add_argument("--add", metavar="LABEL")
             triage.add_argument("--remove", metavar="LABEL")
     add(commands, "undo", cmd_undo, "take back the last triage step")
+    for action, verb in verbs():  # the hand-off verbs: reply, reply-all, forward, compose
+        if action.compose is None:
+            continue
+        compose = add(commands, verb.name, cmd_compose, verb.help)
+        compose.set_defaults(action_id=action.id)
+        if action.compose != "new":
+            compose.add_argument("thread", metavar="THREAD", help="a thread id, or a unique beginning of one")
+    drafts = add(commands, "drafts", cmd_drafts, "list the replies not sent yet; send, edit or discard one")
+    draft_actions = drafts.add_subparsers(dest="draft_action", metavar="ACTION", parser_class=_Parser)
+    for name, help_text in (
+        ("send", "give a draft to the send command again"),
+        ("edit", "open a draft in the editor, then send it"),
+        ("discard", "drop a draft"),
+    ):
+        one = add(draft_actions, name, cmd_drafts, help_text)
+        one.add_argument("draft_id", metavar="ID", help="a draft id, or a unique beginning of one")
 
     inboxes = commands.add_parser("inboxes", help="list or create inboxes").add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_Parser

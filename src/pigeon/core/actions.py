@@ -46,12 +46,27 @@ class Action:
     """The store operation of a triage action; ``on`` fixed for it, or ``None`` when the key toggles."""
     on: bool | None = None
     verbs: tuple[Verb, ...] = field(default=())
+    compose: str | None = None
+    """The draft a hand-off action writes: ``reply``, ``reply_all``, ``forward`` or ``new``."""
 
 
 def _triage(
     ident: str, title: str, help_text: str, key: str, op: Op, *verbs: Verb, on: bool | None = None, show: bool = True
 ) -> Action:
     return Action(f"triage.{ident}", title, help_text, key, f"triage('{ident}')", op=op, on=on, verbs=verbs, show=show)
+
+
+def _compose(kind: str, title: str, help_text: str, key: str, verb: str, *, show: bool = False) -> Action:
+    return Action(
+        f"compose.{kind}",
+        title,
+        help_text,
+        key,
+        f"compose('{kind}')",
+        show=show,
+        compose=kind,
+        verbs=(Verb(verb, f"{help_text[0].lower()}{help_text[1:]} (in $EDITOR, then the send command)"),),
+    )
 
 
 def _view(key: str, view: str, title: str) -> Action:
@@ -72,8 +87,9 @@ ACTIONS: tuple[Action, ...] = (
         "main.refresh",
         "Refresh",
         "Load inboxes and threads again",
-        "r",
+        "ctrl+r",
         "refresh",
+        show=False,  # (mail is checked for on its own; the key is in the help and the palette)
         verbs=(Verb("sync", "bring the local store up to date (only what changed)"),),
     ),
     Action(
@@ -85,7 +101,7 @@ ACTIONS: tuple[Action, ...] = (
         priority=True,  # run before the app hands on the keys typed after it, so those reach the search box
         verbs=(Verb("search", "search the local store"),),
     ),
-    Action("main.zoom", "Zoom", "Reader full screen (again to go back)", "f", "zoom"),
+    Action("main.zoom", "Zoom", "Reader full screen (again to go back)", "Z", "zoom", show=False),
     Action("main.contacts", "Contacts", "Every contact seen in mail; search, sort, edit", "b", "contacts"),
     _triage(
         "done",
@@ -138,8 +154,9 @@ ACTIONS: tuple[Action, ...] = (
         show=False,
     ),
     Action("triage.select", "Select", "Select for bulk actions", "x", "select", show=False, palette=False),
-    Action("triage.select_down", "Select down", "Extend the selection down", "J", "select(1)", show=False),
-    Action("triage.select_up", "Select up", "Extend the selection up", "K", "select(-1)", show=False),
+    Action("triage.select_down", "Select down", "Extend the selection down", "shift+down", "select(1)", show=False),
+    Action("triage.select_up", "Select up", "Extend the selection up", "shift+up", "select(-1)", show=False),
+    Action("triage.select_all", "Select all", "Select every thread of the view (again: none)", "ctrl+a", "select_all"),
     Action(
         "triage.undo",
         "Undo",
@@ -149,6 +166,10 @@ ACTIONS: tuple[Action, ...] = (
         verbs=(Verb("undo", "take back the last triage step"),),
     ),
     Action("main.sort", "Sort", "By date, sender or subject", "o", "sort", show=False),
+    _compose("reply", "Reply", "Reply to the sender", "r", "reply", show=True),
+    _compose("reply_all", "Reply all", "Reply to everyone on the message", "R", "reply-all"),
+    _compose("forward", "Forward", "Forward the message", "f", "forward"),
+    _compose("new", "Compose", "Write a new message", "C", "compose"),
     _view("1", "inbox", "Inbox"),
     _view("2", "unread", "Unread"),
     _view("3", "starred", "Starred"),
@@ -156,9 +177,18 @@ ACTIONS: tuple[Action, ...] = (
     _view("5", "done", "Done view"),
     _view("6", "all", "All mail"),
     # the reader
-    Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", scope="reader"),
-    Action("reader.save", "Save attachment", "Save an attachment into the download folder", "a", "save", "reader"),
-    Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", scope="reader"),
+    Action("reader.next", "Next thread", "Open the next thread of the list", "J", "step(1)", scope="reader"),
+    Action("reader.previous", "Previous thread", "Open the previous thread", "K", "step(-1)", "reader", show=False),
+    Action("reader.back", "Back", "Back to the list", "h", "screen.back", scope="reader", show=False, palette=False),
+    Action("reader.links", "Links", "The message's links: open (enter, 1-9) or copy (y)", "L", "links", "reader"),
+    Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", "reader", show=False),
+    Action(
+        "reader.save", "Save attachment", "Save an attachment into the download folder", "a", "save", "reader", False
+    ),
+    Action(
+        "reader.open", "Open attachment", "Open an attachment with its program", "O", "open_attachment", "reader", False
+    ),
+    Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", "reader", False),
 )
 
 BY_ID: Mapping[str, Action] = MappingProxyType({action.id: action for action in ACTIONS})

@@ -9,19 +9,17 @@ pydantic and httpx load on first use, never before the app's first frame.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pigeon import credentials, locations
+from pigeon import credentials
 from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
 from pigeon.config import Config
 from pigeon.core.actions import Action
-from pigeon.core.attachments import attachment_bytes, save_into
 from pigeon.core.listing import Listing
 from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
+from pigeon.core.outside import Outside
 from pigeon.core.session import ClientFactory, Session
 from pigeon.sanitize import clean_line
 from pigeon.store.cache import UnknownThread
@@ -33,7 +31,7 @@ from pigeon.store.triage import Change
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
-    from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread, UpdateContact, WebhookSubscription
+    from pigeon.models import Contact, Inbox, Message, Thread, UpdateContact, WebhookSubscription
 
 __all__ = [
     "Draft",
@@ -47,7 +45,8 @@ __all__ = [
     "store_path",
 ]
 
-READ_AHEAD_KEPT = 16
+
+THREADS_HELD = 64
 
 
 def skipped_words(skipped: Sequence[str]) -> str:
@@ -111,13 +110,13 @@ class MailCore(Session):
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval
         self.drafts = drafts or Drafts("contacts")
+        self.outside = Outside(config, self.clock)  # attachments, links and replies: what leaves Pigeon
         vault: Vault = KeyringVault() if remember_token else MemoryVault()
         self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
-        self._ahead: OrderedDict[str, tuple[Thread | None, list[Message]]] = OrderedDict()
 
     async def close(self) -> None:
         await self.live.stop()
@@ -130,7 +129,6 @@ class MailCore(Session):
         inboxes, warning = await self.sign_in(base_url, token, plain_file_agreed=plain_file_agreed)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}
         self._opened.clear()
-        self._ahead.clear()
         return warning
 
     # --- mail -------------------------------------------------------------------------------------------------
@@ -151,7 +149,6 @@ class MailCore(Session):
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
-            self._ahead.pop(thread_id, None)
         return report
 
     def resolve_threads(self, given: Sequence[str]) -> list[str]:
@@ -197,34 +194,35 @@ class MailCore(Session):
         return self.store.count("all", now=self.clock())
 
     def holds(self, thread_id: str) -> bool:
-        """Whether the thread's messages are in memory already (opened or read ahead)."""
-        return thread_id in self.messages or thread_id in self._ahead
-
-    async def read_ahead(self, thread_id: str) -> None:
-        """Read a thread from the store before it is opened, so that opening it shows it at once."""
-        store = self.store
-        thread, messages = await asyncio.to_thread(lambda: (store.thread(thread_id), store.messages(thread_id)))
-        if thread is None or thread_id in self.messages:  # gone, or opened while it was read
-            return
-        self._ahead[thread_id] = (thread, messages)
-        while len(self._ahead) > READ_AHEAD_KEPT:
-            self._ahead.popitem(last=False)
+        """Whether the thread's messages are in memory already (opened or previewed)."""
+        return thread_id in self.messages
 
     async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
         """The thread and the messages the store (or memory) holds."""
-        ahead_thread, ahead_messages = self._ahead.pop(thread_id, (None, []))
-        thread = ahead_thread or self._opened.get(thread_id) or await asyncio.to_thread(self.store.thread, thread_id)
+        thread, messages = self._opened.get(thread_id), self.messages.get(thread_id) or []
+        if thread is None or not messages:  # one trip to a thread for what memory does not hold
+            store, known = self.store, thread
+
+            def read() -> tuple[Thread | None, list[Message]]:
+                found = known or store.thread(thread_id)
+                return found, (messages or (store.messages(thread_id) if found is not None else []))
+
+            thread, messages = await asyncio.to_thread(read)
         if thread is not None:
             self._opened[thread_id] = thread
-        messages = self.messages.get(thread_id) or ahead_messages
-        if not messages and thread is not None:
-            messages = await asyncio.to_thread(self.store.messages, thread_id)
         return thread, messages
 
     def keep(self, thread_id: str, messages: list[Message]) -> None:
         """Hold a thread's messages (all of them) and learn the contacts they carry."""
         self.learn(messages)
+        self._hold(thread_id, messages)
+
+    def _hold(self, thread_id: str, messages: list[Message]) -> None:
+        """Keep a whole thread in memory, the most recent ``THREADS_HELD`` of them (previews add up)."""
+        self.messages.pop(thread_id, None)
         self.messages[thread_id] = messages
+        while len(self.messages) > THREADS_HELD:
+            self.messages.pop(next(iter(self.messages)))
 
     async def fetch_thread(self, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
         """The thread's messages from the service, page by page (what has arrived, and whether more follow);
@@ -233,13 +231,12 @@ class MailCore(Session):
         async for loaded, more in fetch_thread(await self.connect(), self.store, thread_id):
             self.learn(loaded)
             if not more:
-                self.messages[thread_id] = loaded
+                self._hold(thread_id, loaded)
             yield loaded, more
 
     def update_message(self, message: Message) -> None:
         """A message changed (its delivery status): keep the new version where it is held."""
         thread_id = message.thread_id or ""
-        self._ahead.pop(thread_id, None)
         held = self.messages.get(thread_id)
         if held is not None:
             self.messages[thread_id] = [message if m.id == message.id else m for m in held]
@@ -377,15 +374,3 @@ class MailCore(Session):
     async def check_live(self, changed: Iterable[str]) -> bool:
         """After a timed check for mail: replace a subscription that stopped delivering (``True`` if it did)."""
         return await self.live.check(await self.connect(), changed)
-
-    # --- files ------------------------------------------------------------------------------------------------
-
-    @property
-    def download_dir(self) -> Path:
-        return locations.download_dir()
-
-    async def save_attachment(self, block: ContentBlock, *, overwrite: bool = False) -> Path:
-        """Save into the download folder; ``FileExistsError`` if a file has that name and ``overwrite`` is false."""
-        return await asyncio.to_thread(
-            save_into, self.download_dir, block.filename, attachment_bytes(block), overwrite=overwrite
-        )

@@ -102,8 +102,9 @@ class TriageStore(Database):
         with self.transaction() as conn:
             known = {
                 r["id"]: r["last_message_at"]
-                for r in conn.execute(
-                    f"SELECT id, last_message_at FROM threads WHERE id IN ({','.join('?' * len(unique))})", unique
+                for r in conn.execute(  # (one parameter for any number of ids: a select-all may name 100,000)
+                    "SELECT id, last_message_at FROM threads WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(unique),),
                 )
             }
             missing = [i for i in unique if i not in known]

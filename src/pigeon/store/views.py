@@ -3,6 +3,7 @@ rows, counts, and where a thread stands. Counts for the sidebar read on a connec
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -116,12 +117,19 @@ class ViewStore(Database):
         """How many threads a view holds (of ``among`` alone, if given: a lookup by id each)."""
         parsed = parse_query(query) if isinstance(query, str) else query
         where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
-        if among is not None:
-            names = [f":among{n}" for n in range(len(among))]
-            where = f"t.id IN ({', '.join(names) or 'NULL'}) AND ({where})"
-            params |= {name[1:]: thread_id for name, thread_id in zip(names, among, strict=True)}
+        if among is not None:  # (one parameter for any number of ids: a select-all may name 100,000)
+            where = f"t.id IN (SELECT value FROM json_each(:among)) AND ({where})"
+            params["among"] = json.dumps(list(among))
         sql = f"SELECT COUNT(*) FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
         return int(self.rows(sql, params)[0][0])
+
+    def view_ids(
+        self, view: str = "inbox", query: SearchQuery | None = None, *, inbox_id: str | None = None, now: datetime
+    ) -> list[str]:
+        """The ids of every thread a view holds (to select them all), in no particular order."""
+        where, params = self._where(view, query, inbox_id, now)
+        sql = f"SELECT t.id FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
+        return [r[0] for r in self.rows(sql, params)]
 
     def list_threads(
         self,

@@ -28,13 +28,14 @@ from pigeon.sanitize import clean, clean_line
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
-from pigeon.tui.messages import ContactSaved, EditContact, Failed, InboxesChanged, LoggedIn, Offline
+from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import HelpScreen, ask_first
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
+    from pigeon.core.outbox import OutgoingDraft
     from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
 
@@ -137,7 +138,7 @@ class PigeonApp(ReportsFailures, App[None]):
             self.show_login("The service refused the token (it may have expired). Log in again.")
         elif isinstance(error, ConnectionFailed):
             self.tell_screens(Offline)
-            self.notify(f"{error} Press r to retry.", title="Offline", severity="warning", timeout=8, markup=False)
+            self.notify(f"{error} Press ctrl+r to retry.", title="Offline", severity="warning", timeout=8, markup=False)
         elif isinstance(error, RateLimited):
             wait = f" in {error.retry_after:.0f} s" if error.retry_after else " later"
             self.notify(f"The service is busy; try again{wait}.", severity="warning", markup=False)
@@ -199,6 +200,41 @@ class PigeonApp(ReportsFailures, App[None]):
                 self.tell_screens(lambda: ContactSaved(contact))
 
         await self.push_screen(ContactEditor(self.core, event.contact, draft), saved)
+
+    def on_edit_draft(self, event: EditDraft) -> None:
+        """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then send it."""
+        from textual.app import SuspendNotSupported
+
+        from pigeon.core.handoff import HandOffFailed
+
+        outside = self.core.outside
+        try:
+            try:
+                with self.suspend():
+                    edited = outside.edit(event.draft)
+            except SuspendNotSupported:  # (no terminal to hand over: headless tests; an editor needs none there)
+                if not self.is_headless:
+                    self.notify("This terminal cannot hand over to an editor.", severity="error", markup=False)
+                    return
+                edited = outside.edit(event.draft)
+        except (HandOffFailed, OSError) as exc:
+            self.notify(f"Could not open the editor: {exc}", severity="error", timeout=10, markup=False)
+            return
+        if edited.changed:
+            self.send_draft(event.draft)
+        else:
+            self.notify(edited.said, markup=False)
+
+    @work(group="send", exit_on_error=False, description="sending")
+    async def send_draft(self, draft: OutgoingDraft) -> None:
+        from pigeon.core.outbox import SendFailed
+
+        try:
+            said = await self.core.outside.send(draft)
+        except SendFailed as exc:
+            self.notify(str(exc), title="Not sent", severity="error", timeout=15, markup=False)
+            return
+        self.notify(said, markup=False)
 
     def action_create_inbox(self) -> None:
         from pigeon.tui.screens.dialogs import CreateInboxDialog

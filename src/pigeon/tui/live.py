@@ -20,7 +20,7 @@ from pigeon.core.mail import skipped_words
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent, Offline
 from pigeon.tui.render import sender_name
-from pigeon.tui.screens.main_reading import Reading
+from pigeon.tui.screens.main_handoff import HandsOff
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
@@ -31,7 +31,7 @@ ANNOUNCE_AFTER = 1.5  # seconds: new mail arriving within this of the first make
 MAX_CHECK_DELAY = 900.0  # seconds: the longest wait between two checks while the service keeps failing
 
 
-class LiveUpdates(Reading):
+class LiveUpdates(HandsOff):
     """The mail screen's freshness (on top of its reader and list)."""
 
     synced: bool
@@ -90,7 +90,7 @@ class LiveUpdates(Reading):
             report = await self.core.sync(on_progress=progress)
         except PigeonError:
             self.show_threads()  # the threads saved before the failure (the thread list comes first) are listed
-            self.set_status(Content.styled("Could not check for mail · r to retry", "$warning"))
+            self.set_status(Content.styled("Could not check for mail · ctrl+r to retry", "$warning"))
             raise
         finally:
             self.query_one(ThreadList).loading = False
@@ -122,7 +122,9 @@ class LiveUpdates(Reading):
         banner = self.query_one("#offline", Static)
         banner.set_class(offline, "shown")
         if offline:
-            text = f"Offline: cannot reach {self.core.service_url}. What was loaded stays readable. Press r to retry."
+            text = (
+                f"Offline: cannot reach {self.core.service_url}. What was loaded stays readable. Press ctrl+r to retry."
+            )
             banner.update(Content.styled(clean_line(text), "bold"))
 
     def on_offline(self, event: Offline) -> None:

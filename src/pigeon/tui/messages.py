@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from pigeon.core.outbox import OutgoingDraft
     from pigeon.models import Contact
 
 
@@ -58,3 +59,11 @@ class LiveEvent(Message, bubble=False):
     def __init__(self, data: dict[str, Any]) -> None:
         super().__init__()
         self.data = data
+
+
+class EditDraft(Message):
+    """Hand the terminal to the user's editor on a draft, then send what was written (the App does both)."""
+
+    def __init__(self, draft: OutgoingDraft) -> None:
+        super().__init__()
+        self.draft = draft

@@ -20,8 +20,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 
-from pigeon.core.actions import BY_ID, describe
-from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS
+from pigeon.core.actions import BY_ID, Action, describe
+from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS, Listing
 from pigeon.core.live import Mode
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
@@ -30,13 +30,14 @@ from pigeon.tui.live import LiveUpdates
 from pigeon.tui.messages import InboxesChanged
 from pigeon.tui.render import load_readers
 from pigeon.tui.screens.base import ReportsFailures
-from pigeon.tui.screens.modals import InputScreen
+from pigeon.tui.screens.modals import ConfirmScreen, InputScreen
 from pigeon.tui.screens.pickers import SnoozePicker
 from pigeon.tui.widgets.inbox_list import ALL_INBOXES, InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
+BULK_CONFIRM = 50  # a bulk action on more threads than this asks first (marking read never does: two keys)
 NARROW_WIDTH = 120
 FOLD_WIDTH = 100  # below this the sidebar folds away
 BACKGROUND_START_DELAY = 0.05
@@ -72,7 +73,8 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._check_timer: Timer | None = None
         self.check_delay = core.poll_interval
         self._progress_timer: Timer | None = None
-        self._read_ahead_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
+        self._left_at = 0
         self._sidebar_shown: Any = None
         self._status = Content()
         self._list_version = 0
@@ -159,9 +161,22 @@ class MainScreen(ReportsFailures, LiveUpdates):
     # --- triage ----------------------------------------------------------------------------------------------
 
     def action_triage(self, action_id: str) -> None:
-        """A triage action of the registry on the selection, or the thread under the cursor."""
+        """A triage action of the registry on the selection, or the thread under the cursor (in the reader: the
+        open thread). On more than ``BULK_CONFIRM`` threads it asks first, saying how many (marking read aside)."""
         action = BY_ID[f"triage.{action_id}"]
         ids = self.targets()
+        if len(ids) > BULK_CONFIRM and action.op != "read":
+            question = Content(f"{action.title}: all {len(ids):,} selected threads? (u takes it back in one step)")
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.triage_on(action, ids)
+
+            self.app.push_screen(ConfirmScreen(question, yes=action.title, no="Cancel"), answer)
+            return
+        self.triage_on(action, ids)
+
+    def triage_on(self, action: Action, ids: list[str]) -> None:
         if not ids:
             self.notify("No thread to act on.", markup=False)
         elif action.op == "snooze":
@@ -202,6 +217,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
 
     @work(group="triage", exit_on_error=False, description="changing the threads")
     async def run_triage(self, ids: list[str], change: Any) -> None:
+        reading = self.reading
         try:
             done = await self.change_list(ids, change)
             said = describe(done)
@@ -209,7 +225,9 @@ class MainScreen(ReportsFailures, LiveUpdates):
             self.notify(clean_line(str(exc)), severity="warning", markup=False)
             return
         if self.left_view:  # threads that left the view take the selection with them; others keep it (as Gmail)
-            self.selected.clear()
+            self.selected.difference_update(ids)
+            if reading and await self.left_reader():  # the reader follows the work: the next thread opens
+                self.follow_triage()
         self.query_one(ThreadList).refresh_rows()  # the marks of the selection go, and its count in the status
         self.update_status()
         self.notify(f"{said} — u to undo" if done.count else said, markup=False, timeout=4)
@@ -229,6 +247,18 @@ class MainScreen(ReportsFailures, LiveUpdates):
             if thread_list.current:
                 self.selected.add(thread_list.current.id)
                 thread_list.refresh_rows()
+        self.update_status()
+
+    @work(group="select", exclusive=True, exit_on_error=False, description="selecting every thread")
+    async def action_select_all(self) -> None:
+        """Select every thread of the view (all of a search's results); pressed again, select none."""
+        source = self.query_one(ThreadList).source
+        ids = set(await asyncio.to_thread(source.ids)) if isinstance(source, Listing) else set()
+        everything = bool(ids) and ids <= self.selected
+        self.selected.clear()  # (in place: the list's rows ask this very set whether they are selected)
+        if not everything:
+            self.selected.update(ids)
+        self.query_one(ThreadList).refresh_rows()
         self.update_status()
 
     @work(group="triage", exit_on_error=False, description="undoing")

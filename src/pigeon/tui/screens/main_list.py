@@ -38,6 +38,7 @@ class MailList(Screen[None]):
     _status: Content
     _list_version: int  # counts the lists shown: a search that ends after a newer list is dropped
     left_view: int  # how many threads the last change took out of the view
+    _left_at: int  # where the cursor was when the last change began
 
     def show_threads(self, *, keep: bool = True) -> None:
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
@@ -166,6 +167,7 @@ class MailList(Screen[None]):
         version = self._list_version
         current = thread_list.current if len(old) else None
         near, shown = thread_list.cursor, thread_list.visible_range()
+        self._left_at = near
 
         def run() -> tuple[Any, Listing | None, int | None, int]:
             ids = targets() if callable(targets) else targets

@@ -3,48 +3,98 @@ service when it has more), marking it read, saving its attachments and editing i
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.content import Content
 from textual.timer import Timer
 
-from pigeon.core.attachments import attachment_filename
 from pigeon.core.errors import PigeonError
 from pigeon.tui.messages import ContactSaved, EditContact
-from pigeon.tui.render import human_size, safe_line
+from pigeon.tui.render import safe_line
 from pigeon.tui.screens.main_list import MailList
-from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
+from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
-    from pigeon.models import ContentBlock
     from pigeon.models import Message as MailMessage
 
 LOADING_DELAY = 0.1
 MARK_READ_DELAY = 0.25
-READ_AHEAD_DELAY = 0.05
+PREVIEW_DELAY = 0.12  # the cursor rests this long: the reader shows its thread (holding j never waits on it)
 
 
 class Reading(MailList):
     """The mail screen's reader side (on top of its thread list)."""
 
-    _read_ahead_timer: Timer | None
+    _preview_timer: Timer | None
+    _left_at: int  # where the cursor was when the open thread left the view
 
     @on(ThreadList.Highlighted)
     def _highlighted(self, event: ThreadList.Highlighted) -> None:
-        """Read the highlighted thread from the store once the cursor rests on it, so that Enter shows it at
-        once (no trip to a thread and back while the key waits)."""
-        if self._read_ahead_timer is not None:
-            self._read_ahead_timer.stop()
+        """Preview the highlighted thread once the cursor rests on it: read and laid out, so Enter only moves the
+        focus. A preview does not mark the thread read."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         thread_id = event.row.id
-        if not self.core.holds(thread_id):
-            self._read_ahead_timer = self.set_timer(READ_AHEAD_DELAY, lambda: self.read_ahead(thread_id))
+        reader = self.query_one(Reader)
+        if self.has_class("zoomed") or (reader.thread is not None and reader.thread.id == thread_id):
+            return
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(thread_id))
 
-    @work(exclusive=True, group="read-ahead", exit_on_error=False, description="reading ahead")
-    async def read_ahead(self, thread_id: str) -> None:
-        await self.core.read_ahead(thread_id)
+    def preview(self, thread_id: str) -> None:
+        current = self.query_one(ThreadList).current
+        reader = self.query_one(Reader)
+        if current is not None and current.id == thread_id and not (reader.thread and reader.thread.id == thread_id):
+            self.load_thread(thread_id, mark_read=False)
+
+    @property
+    def reading(self) -> bool:
+        """The user is in the reader (it has the focus, or fills the screen)."""
+        return self.focused is self.query_one(Reader) or self.has_class("zoomed")
+
+    def targets(self) -> list[str]:
+        """In the reader, the open thread (a selection in the list is left alone); else the list's targets."""
+        reader = self.query_one(Reader)
+        if self.reading and reader.thread is not None and reader.thread.id:
+            return [reader.thread.id]
+        return super().targets()
+
+    async def left_reader(self) -> bool:
+        """Whether the thread open in the reader has left the list the screen shows (after a triage action)."""
+        reader, thread_list = self.query_one(Reader), self.query_one(ThreadList)
+        if reader.thread is None or not reader.thread.id:
+            return False
+        source, open_id, near = thread_list.source, reader.thread.id, thread_list.cursor
+        return await asyncio.to_thread(ThreadList.find, source, open_id, near=near) is None
+
+    def on_reader_step(self, event: Reader.Step) -> None:
+        """J/K in the reader: the next or previous thread of the list opens."""
+        thread_list = self.query_one(ThreadList)
+        index = thread_list.cursor + event.delta
+        if not 0 <= index < len(thread_list.source):
+            self.notify("No more threads." if event.delta > 0 else "This is the first thread.", markup=False)
+            return
+        thread_list.cursor = index
+        if thread_list.current is not None:
+            self.open_thread(thread_list.current.id)
+
+    def follow_triage(self) -> None:
+        """The open thread left the view: open the next thread (or the previous, or go back to the list, as
+        ``after_triage`` says); at the end of the list the previous one, in an empty list the list."""
+        thread_list = self.query_one(ThreadList)
+        size = len(thread_list.source)
+        how = self.core.config.ui.after_triage
+        if size == 0 or how == "list":
+            self.query_one(Reader).clear()
+            self.remove_class("zoomed")
+            self.set_focus(thread_list)
+            return
+        index = self._left_at - 1 if how == "previous" and self._left_at > 0 else self._left_at
+        thread_list.cursor = max(0, min(index, size - 1))
+        if thread_list.current is not None:
+            self.open_thread(thread_list.current.id)
 
     @on(ThreadList.Opened)
     def _opened(self, event: ThreadList.Opened) -> None:
@@ -53,6 +103,8 @@ class Reading(MailList):
     def open_thread(self, thread_id: str) -> None:
         """Show the thread in the reader and move there. Messages in the store appear with the move, in one frame;
         "Loading…" shows only if they take longer than ``LOADING_DELAY`` (the service has them)."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         self.load_thread(thread_id, mark_read=True, focus=True)
 
     @work(exclusive=True, group="reader", exit_on_error=False, description="loading the thread")
@@ -91,7 +143,9 @@ class Reading(MailList):
                 reader.show(thread, loaded, core.contacts, progress=progress)
         except PigeonError:
             if cached or loaded:
-                reader.show(thread, loaded or cached, core.contacts, progress="Some messages could not be loaded (r)")
+                reader.show(
+                    thread, loaded or cached, core.contacts, progress="Some messages could not be loaded (ctrl+r)"
+                )
             raise
 
     @work(group="mark-read", exit_on_error=False, description="marking the thread read")
@@ -134,43 +188,3 @@ class Reading(MailList):
                     self.post_message(EditContact(choices[index]))
 
             self.app.push_screen(PickScreen("Edit which contact?", [safe_line(c.name) for c in choices]), chosen)
-
-    def on_reader_save_attachment(self, event: Reader.SaveAttachment) -> None:
-        attachments = self.query_one(Reader).attachments
-        if not attachments:
-            self.notify("This thread has no attachments.", markup=False)
-            return
-        if len(attachments) == 1:
-            self.save_attachment(attachments[0][1])
-            return
-        items = [
-            Content.assemble(
-                safe_line(b.filename or "(unnamed)", limit=60), Content.styled(f"  {human_size(b.size)}", "dim")
-            )
-            for _, b in attachments
-        ]
-
-        def chosen(index: int | None) -> None:
-            if index is not None:
-                self.save_attachment(attachments[index][1])
-
-        self.app.push_screen(PickScreen("Save which attachment?", items), chosen)
-
-    @work(group="save", exit_on_error=False, description="saving the attachment")
-    async def save_attachment(self, block: ContentBlock, overwrite: bool = False) -> None:
-        try:
-            path = await self.core.save_attachment(block, overwrite=overwrite)
-        except FileExistsError:
-            name = attachment_filename(block.filename)
-            question = Content.assemble("Replace ", safe_line(name, style="bold"), f" in {self.core.download_dir}?")
-
-            def answer(yes: bool | None) -> None:
-                if yes:
-                    self.save_attachment(block, overwrite=True)
-
-            self.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep"), answer)
-            return
-        except OSError as exc:
-            self.notify(f"Could not save the attachment: {exc.strerror or exc}", severity="error", markup=False)
-            return
-        self.notify(f"Saved {path}", title="Attachment saved", markup=False)

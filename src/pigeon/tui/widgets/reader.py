@@ -19,7 +19,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
-from pigeon.htmltext import readable
+from pigeon.htmltext import anchors, readable
 from pigeon.sanitize import clean
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import (
@@ -96,8 +96,10 @@ class ThreadView:
         self.show_quotes = show_quotes
         self.width = width
         self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
+        self.links_seen = 0  # footnotes are numbered across the thread, as the links list (L) numbers them
 
     def render(self, progress: str = "") -> Content:
+        self.links_seen = 0
         parts: list[Content | str] = [
             Content.assemble(
                 safe_line(self.thread.subject or "(no subject)", style="bold"),
@@ -148,7 +150,7 @@ class ThreadView:
         if not texts:
             lines += ["", Content.styled("(no text)", "dim")]
         if files:
-            lines += ["", Content.styled("Attachments (a to save)", "bold")]
+            lines += ["", Content.styled("Attachments (a to save, O to open)", "bold")]
             for block in files:
                 number = self.attachment_numbers.get(id(block), 0)
                 lines.append(
@@ -166,7 +168,11 @@ class ThreadView:
     def body(self, block: ContentBlock) -> list[Content]:
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
         raw = block.content or ""
-        text = readable(raw) if mime == "text/html" else raw
+        if mime == "text/html":
+            text = readable(raw, self.links_seen + 1)
+            self.links_seen += len(anchors(raw))
+        else:
+            text = raw
         text, left_out = limit_text(clean(text))
         out: list[Content] = []
         if mime == "text/markdown":
@@ -202,6 +208,20 @@ class Reader(VerticalScroll, can_focus=True):
 
     class EditSender(TextualMessage):
         """Edit the contact who wrote the open thread."""
+
+    class OpenAttachment(TextualMessage):
+        """Open an attachment of the open thread with its program (the screen asks which, and asks first for a
+        type that can run code)."""
+
+    class ShowLinks(TextualMessage):
+        """List the open thread's links."""
+
+    class Step(TextualMessage):
+        """Open the next (``1``) or previous (``-1``) thread of the list."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
 
     EMPTY = Content.styled("Select a thread to read it.", "dim")
 
@@ -247,6 +267,20 @@ class Reader(VerticalScroll, can_focus=True):
 
     def action_edit_sender(self) -> None:
         self.post_message(self.EditSender())
+
+    def action_open_attachment(self) -> None:
+        self.post_message(self.OpenAttachment())
+
+    def action_links(self) -> None:
+        self.post_message(self.ShowLinks())
+
+    def action_step(self, delta: int) -> None:
+        self.post_message(self.Step(delta))
+
+    def clear(self) -> None:
+        """Show no thread."""
+        self.thread, self.messages, self.progress = None, [], ""
+        self._render_thread()
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width

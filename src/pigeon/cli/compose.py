@@ -1,0 +1,99 @@
+"""Replies from the command line, and the drafts that were not sent: ``pigeon reply THREAD`` (and ``reply-all``,
+``forward``, ``compose``: the hand-off verbs of the action registry) opens the editor here, then the send command;
+``pigeon drafts`` lists what is waiting, ``pigeon drafts send ID`` tries again, ``edit`` and ``discard`` too."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import TYPE_CHECKING, TextIO
+
+from pigeon.cli.common import core_of
+from pigeon.cli.output import EXIT_OK, EXIT_SERVICE, UsageError, fail, table, when
+from pigeon.core.actions import BY_ID
+from pigeon.sanitize import clean_line
+
+if TYPE_CHECKING:
+    from pigeon.models import Message, Thread
+
+
+def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
+    """A hand-off verb of the registry (``args.action_id``): write the draft, edit it here, send it."""
+    from pigeon.core.compose import KINDS
+    from pigeon.core.errors import UnknownThread
+    from pigeon.core.handoff import HandOffFailed
+    from pigeon.core.outbox import SendFailed
+
+    core = core_of(args, online=False)
+    kind = next(k for k in KINDS if k == BY_ID[args.action_id].compose)
+    thread_id = ""
+    if kind != "new":
+        try:
+            thread_id = core.resolve_threads([args.thread])[0]
+        except UnknownThread as exc:
+            raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
+
+    async def prepare() -> tuple[Thread | None, list[Message]]:
+        await core.load_saved()
+        return await core.stored_thread(thread_id) if thread_id else (None, [])
+
+    thread, messages = asyncio.run(prepare())
+    if kind != "new" and not messages:
+        raise UsageError("The thread's messages are not in the local store: run `pigeon sync` first.")
+    outbox = core.outside.outbox
+    draft = outbox.start(kind, thread, messages, core.inboxes, core.contacts)
+    try:
+        edited = outbox.edit(draft)
+    except HandOffFailed as exc:
+        raise UsageError(f"{exc} (the draft is kept: pigeon drafts)") from None
+    if not edited.changed:
+        out.write(edited.said + "\n")
+        return EXIT_OK
+    try:
+        out.write(outbox.send(draft) + "\n")
+    except SendFailed as exc:
+        return fail(str(exc), EXIT_SERVICE)
+    return EXIT_OK
+
+
+def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
+    """List the drafts not sent, or send, edit or discard one."""
+    from pigeon.core.handoff import HandOffFailed
+    from pigeon.core.outbox import SendFailed, UnknownDraft
+
+    outbox = core_of(args, online=False, local=False).outside.outbox
+    action = getattr(args, "draft_action", None) or "list"
+    if action == "list":
+        drafts = outbox.all()
+        if not drafts:
+            out.write("No drafts waiting: every reply was sent.\n")
+            return EXIT_OK
+        rows = [(d.id, when(d.saved_at), *outbox.summary(d)) for d in drafts]
+        out.write(table(("ID", "WRITTEN", "TO", "SUBJECT"), rows) + "\n")
+        for draft in drafts:  # (the command's own words, whole: a table cell would cut them)
+            out.write(
+                f"{draft.id}: {clean_line(draft.error or 'not sent yet: the editor was left or the app closed')}\n"
+            )
+        out.write("pigeon drafts send ID sends one again; edit ID opens it; discard ID drops it.\n")
+        return EXIT_OK
+    try:
+        draft = outbox.get(args.draft_id)
+    except UnknownDraft as exc:
+        raise UsageError(str(exc)) from None
+    if action == "discard":
+        outbox.drafts.discard(draft)
+        out.write(f"Discarded {draft.id}.\n")
+        return EXIT_OK
+    if action == "edit":
+        try:
+            edited = outbox.edit(draft, drop_unchanged=False)
+        except HandOffFailed as exc:
+            raise UsageError(str(exc)) from None
+        if not edited.changed:
+            out.write(edited.said + "\n")
+            return EXIT_OK
+    try:
+        out.write(outbox.send(draft) + "\n")
+    except SendFailed as exc:
+        return fail(str(exc), EXIT_SERVICE)
+    return EXIT_OK

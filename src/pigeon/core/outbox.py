@@ -1,0 +1,119 @@
+"""Replies handed off: a draft written for the user's editor, then given to ``send_command`` (or, without one, to
+the mail handler as a ``mailto:`` link). The draft stays on disk until that succeeds; a failure keeps it with its
+reason, and ``pigeon drafts`` lists and sends it again. Used alike by the TUI (through the mail core) and the CLI.
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pigeon.config import Config
+from pigeon.core import handoff
+from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, outgoing
+from pigeon.core.handoff import HandOffFailed
+from pigeon.sanitize import clean_line
+from pigeon.store.outgoing import Outgoing, OutgoingDraft, UnknownDraft
+
+if TYPE_CHECKING:
+    from pigeon.models import Contact, Inbox, Message, Thread
+
+__all__ = ["Edited", "Outbox", "OutgoingDraft", "SendFailed", "UnknownDraft"]
+
+
+class SendFailed(Exception):
+    """The message did not leave; the draft is kept (the message says why, and where)."""
+
+
+@dataclass(frozen=True)
+class Edited:
+    """How the editor left a draft: ``changed`` (ready to send), or why not (``said``)."""
+
+    changed: bool
+    said: str = ""
+
+
+class Outbox:
+    def __init__(
+        self, config: Config, outgoing_drafts: Outgoing | None = None, clock: Callable[[], datetime] | None = None
+    ) -> None:
+        self.config = config
+        self.drafts = outgoing_drafts or Outgoing()
+        self.clock = clock or (lambda: datetime.now(UTC))
+
+    def start(
+        self,
+        kind: Kind,
+        thread: Thread | None,
+        messages: Sequence[Message],
+        inboxes: Sequence[Inbox],
+        contacts: dict[str, Contact],
+        *,
+        inbox_id: str | None = None,
+    ) -> OutgoingDraft:
+        """Write the draft of a reply (all), forward or new message, kept until it is sent."""
+        text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
+        return self.drafts.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
+
+    def edit(self, draft: OutgoingDraft, *, drop_unchanged: bool = True) -> Edited:
+        """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
+        draft left as it was is dropped, as mutt drops an unchanged message (a kept one stays)."""
+        before = self.drafts.text(draft)
+        code = handoff.edit(str(draft.path.resolve()))
+        if code != 0:
+            return Edited(False, f"The editor exited with code {code}; the draft is kept: pigeon drafts")
+        if self.drafts.text(draft) == before:
+            if drop_unchanged:
+                self.drafts.discard(draft)
+                return Edited(False, "The draft was not changed: nothing sent.")
+            return Edited(False, "The draft was not changed: it is kept, not sent.")
+        return Edited(True)
+
+    def send(self, draft: OutgoingDraft) -> str:
+        """Hand the edited draft on; what happened, in one line. :class:`SendFailed` (the draft kept, with the
+        reason noted for ``pigeon drafts``) if it could not be."""
+        command = self.config.compose.send_command
+        try:
+            message = outgoing(self.drafts.text(draft), now=self.clock(), needs_recipient=bool(command))
+            if command:
+                handoff.send(command, message.as_bytes())
+                said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
+            else:
+                handoff.open_with(self.config.ui.open_command, mailto_url(message))
+                said = "Handed to the mail program (no send_command in [compose])."
+        except (BadDraft, HandOffFailed, OSError) as exc:
+            reason = clean_line(str(exc), limit=300)
+            with contextlib.suppress(OSError):  # (the draft itself is what must not be lost)
+                self.drafts.note_failure(draft, reason)
+            raise SendFailed(f"Not sent: {reason}. The draft is kept: pigeon drafts send {draft.id}") from None
+        self.drafts.discard(draft)
+        return said
+
+    def get(self, draft_id: str) -> OutgoingDraft:
+        """A draft by its id or a unique beginning of it; :class:`UnknownDraft` otherwise."""
+        found = [d for d in self.drafts.all() if d.id.startswith(draft_id.strip())] if draft_id.strip() else []
+        exact = [d for d in found if d.id == draft_id.strip()]
+        if exact or len(found) == 1:
+            return (exact or found)[0]
+        why = "names several drafts; give more of the id" if found else "names no draft"
+        raise UnknownDraft(f"{clean_line(draft_id, limit=40)!r} {why} (see `pigeon drafts`)")
+
+    def all(self) -> list[OutgoingDraft]:
+        return self.drafts.all()
+
+    def summary(self, draft: OutgoingDraft) -> tuple[str, str]:
+        """A draft's To and Subject, cleaned, for a list."""
+        from email import policy
+        from email.parser import Parser
+
+        try:
+            headers = Parser(policy=policy.default).parsestr(self.drafts.text(draft), headersonly=True)
+            to, subject = str(headers.get("To", "") or ""), str(headers.get("Subject", "") or "")
+        except (OSError, ValueError, IndexError):
+            to, subject = "", "(unreadable)"
+        return clean_line(to, limit=60), clean_line(subject, limit=80)

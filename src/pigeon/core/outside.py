@@ -1,0 +1,80 @@
+"""What leaves Pigeon for the user's own programs and folders: attachments saved or opened, links opened, replies
+written in the editor and handed to the send command. The mail core holds one (``core.outside``); the screens ask
+it, never a program or the filesystem. Blocking work runs in threads here; the editor alone runs in the caller's
+terminal (:meth:`Outside.edit`, while the app is suspended). No Textual here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pigeon import locations
+from pigeon.config import Config
+from pigeon.core import handoff
+from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
+from pigeon.core.compose import Kind
+from pigeon.core.outbox import Edited, Outbox, OutgoingDraft
+
+if TYPE_CHECKING:
+    from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread
+
+
+class Outside:
+    def __init__(self, config: Config, clock: Callable[[], datetime]) -> None:
+        self.config = config
+        self.outbox = Outbox(config, clock=clock)
+
+    # --- attachments ------------------------------------------------------------------------------------------
+
+    @property
+    def download_dir(self) -> Path:
+        return locations.download_dir()
+
+    async def save_attachment(self, block: ContentBlock, *, overwrite: bool = False) -> Path:
+        """Save into the download folder; ``FileExistsError`` if a file has that name and ``overwrite`` is false."""
+        return await asyncio.to_thread(
+            save_into, self.download_dir, block.filename, attachment_bytes(block), overwrite=overwrite
+        )
+
+    async def open_attachment(self, block: ContentBlock) -> Path:
+        """Write the attachment into the private folder (0600, not executable) and open it with ``open_command``
+        or the system's handler, the file as one argument. :class:`HandOffFailed` if that fails."""
+
+        def run() -> Path:
+            path = place_for_opening(locations.opened_dir(), block)
+            handoff.open_with(self.config.ui.open_command, str(path.resolve()))
+            return path
+
+        return await asyncio.to_thread(run)
+
+    # --- links ------------------------------------------------------------------------------------------------
+
+    async def open_link(self, target: str) -> None:
+        """Open a link of the mail (http, https, mailto): :class:`HandOffFailed` if it cannot be."""
+        await asyncio.to_thread(handoff.open_link, target, self.config.ui.open_command)
+
+    # --- replies ----------------------------------------------------------------------------------------------
+
+    async def start_draft(
+        self,
+        kind: Kind,
+        thread: Thread | None,
+        messages: list[Message],
+        inboxes: list[Inbox],
+        contacts: dict[str, Contact],
+        *,
+        inbox_id: str | None = None,
+    ) -> OutgoingDraft:
+        return await asyncio.to_thread(self.outbox.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
+
+    def edit(self, draft: OutgoingDraft) -> Edited:
+        """The editor on the draft, in this terminal (blocks until it exits)."""
+        return self.outbox.edit(draft)
+
+    async def send(self, draft: OutgoingDraft) -> str:
+        """Hand the draft on (:class:`pigeon.core.outbox.SendFailed` keeps it)."""
+        return await asyncio.to_thread(self.outbox.send, draft)
