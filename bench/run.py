@@ -384,6 +384,9 @@ class SizeResult:
     triage: dict[str, Any] | None = None  # bench/triage.py's figures
 
 
+FLOW = 20  # bench/triage.py's read-and-clear run
+
+
 def measure_triage(data_dir: Path, *, runs: int = 6) -> dict[str, Any]:
     """``bench/triage.py`` on the store in ``data_dir``, in a process of its own: triage keys and word search
     measured inside the app (key -> end of its frame; the longest stall while a word is typed)."""
@@ -539,12 +542,28 @@ def report(
             "| results after the last key |",
             "|---|---|---|---|---|---|",
         ]
+        flows = [(r.size, r.triage or {}) for r in measured if "flow_next_text" in (r.triage or {})]
+        flow_rows = [
+            f"| {size:,} | {t['flow_keys_per_thread']:g} | {t['flow_next_text'] * 1000:.1f} ms "
+            f"| {t['flow_next_text_max'] * 1000:.1f} ms |"
+            for size, t in flows
+        ]
         for result in measured:
             t = result.triage or {}
             lines.append(
                 f"| {result.size:,} | {t['key_s'] * 1000:.1f} ms | {t['key_e'] * 1000:.1f} ms "
                 f"| {t['key_u'] * 1000:.1f} ms | {t['search_stall'] * 1000:.0f} ms | {t['search_results']:.2f} s |"
             )
+        if flow_rows:
+            lines += [
+                "",
+                f"Read and clear: the first thread opened, then `e` pressed in the reader {FLOW} times in a row, each "
+                "time the next thread opening there (target: one key a thread, its text within 30 ms of the key).",
+                "",
+                "| threads | keys a thread | key -> next thread's text (median) | worst of 20 |",
+                "|---|---|---|---|",
+                *flow_rows,
+            ]
     if sync_figures is not None:
         lines += [
             "",

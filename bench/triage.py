@@ -4,8 +4,11 @@
 
 For each of ``s`` (star), ``s`` (unstar), ``e`` (done) and ``u`` (undo), pressed on the first thread: the time
 from the key to the end of the frame that shows its result, median of ``--runs``. The store ends as it began (each
-change is taken back). Then a word is typed into the search at 120 ms a key: the longest the event loop stalled
-meanwhile (a frozen screen), and the time from the last key to the results. Prints one JSON object.
+change is taken back). Then the triage flow: the first thread opened, then ``e`` pressed 20 times in the reader, each
+time the next thread opening in it: keys per thread cleared and the time from the key to the end of the frame that
+shows the next thread's text (median and worst), the store put back after (20 undos). Then a word is typed into the
+search at 120 ms a key: the longest the event loop stalled meanwhile (a frozen screen), and the time from the last
+key to the results. Prints one JSON object.
 
 ``bench/run.py`` runs this for each size (in a process of its own) and puts the figures in docs/performance.md.
 """
@@ -22,8 +25,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 KEYS = ("s", "s", "e", "u")
+FLOW = 20  # threads read and cleared in a row
 WORD = "budget"
 KEY_PAUSE = 0.3  # after a key: its worker, its frame and the list's recount are over before the next
 
@@ -56,6 +61,7 @@ async def measure(runs: int, word: str) -> dict[str, float | str]:
                 await pilot.pause(KEY_PAUSE)
                 if frames:
                     figures[key].append(frames[0] - sent)
+        flow_keys, flow_times = await read_and_clear(pilot, frames)
         stalls: list[float] = []
 
         async def watch() -> None:
@@ -79,10 +85,59 @@ async def measure(runs: int, word: str) -> dict[str, float | str]:
         results = time.perf_counter() - typed
         watcher.cancel()
     out: dict[str, float | str] = {f"key_{name}": statistics.median(v) for name, v in figures.items() if v}
+    out["flow_keys_per_thread"] = flow_keys / FLOW
+    out["flow_next_text"] = statistics.median(flow_times)
+    out["flow_next_text_max"] = max(flow_times)
     out["search_stall"] = max(stalls, default=0.0)
     out["search_results"] = results
     out["word"] = word
     return out
+
+
+async def read_and_clear(pilot: Any, frames: list[float]) -> tuple[int, list[float]]:
+    """Open the first thread, then clear ``FLOW`` threads with ``e`` from the reader: keys pressed, and for each
+    the time from the key to the end of the first frame after the reader laid out the next thread."""
+    from pigeon.tui.widgets.reader import Reader
+
+    app = pilot.app
+    reader = app.screen.query_one(Reader)
+    laid_out: list[tuple[float, str]] = []
+    render = Reader._render_thread
+
+    def timed_render(self: Reader) -> None:
+        render(self)
+        if self.thread is not None and self.messages:
+            laid_out.append((time.perf_counter(), self.thread.id or ""))
+
+    Reader._render_thread = timed_render  # type: ignore[method-assign]
+    await pilot.press("enter")
+    await until(pilot, lambda: reader.thread is not None and bool(reader.messages) and app.focused is reader)
+    keys, times = 0, []
+    for _ in range(FLOW):
+        before = reader.thread.id if reader.thread else ""
+        frames.clear()
+        laid_out.clear()
+        sent = time.perf_counter()
+        await pilot.press("e")
+        keys += 1
+        await until(pilot, lambda: any(shown != before for _, shown in laid_out))  # noqa: B023  (this key's)
+        at = next(when for when, shown in laid_out if shown != before)
+        await until(pilot, lambda: any(frame >= at for frame in frames))  # noqa: B023
+        times.append(next(frame for frame in frames if frame >= at) - sent)
+        await pilot.pause(KEY_PAUSE)  # the list's recount and the mark-read are over before the next key
+    for _ in range(FLOW):  # the store as it was
+        await pilot.press("u")
+        await pilot.pause(KEY_PAUSE)
+    Reader._render_thread = render  # type: ignore[method-assign]
+    return keys, times
+
+
+async def until(pilot: Any, state: Any, within: float = 10.0) -> None:
+    deadline = time.perf_counter() + within
+    while not state():
+        if time.perf_counter() > deadline:
+            raise RuntimeError("the app did not get there")
+        await pilot.pause(0.001)
 
 
 def main(argv: list[str] | None = None) -> None:

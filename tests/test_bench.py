@@ -78,16 +78,20 @@ def test_the_triage_measure_presses_each_key_and_types_a_search(tiny: tuple[Path
     store = tmp_path / "app" / "store" / "default.sqlite3"
     store.parent.mkdir(parents=True)
     direct_fill(path, store)
-    starred = MailStore(store).count("starred")
+    starred, inbox = MailStore(store).count("starred"), MailStore(store).count("inbox")
     figures = measure_triage(tmp_path / "app", runs=1)
     assert all(figures[f"key_{key}"] > 0 for key in "seu")
+    assert figures["flow_keys_per_thread"] == 1  # e in the reader: the next thread is there, no other key
+    assert 0 < figures["flow_next_text"] <= figures["flow_next_text_max"]
     assert figures["search_stall"] >= 0
     assert figures["search_results"] > 0
     assert MailStore(store).count("starred") == starred  # the store ends as it began
+    assert MailStore(store).count("inbox") == inbox
     ui = UIRun(first_row=0.2, keypress=0.005, hundred=0.05, open_newest=0.02, rss_mib=70)
     text = report([SizeResult(30, "direct fill", [ui], figures)], None, None, "test")
     assert "## Triage and search" in text
     assert f"| 30 | {figures['key_s'] * 1000:.1f} ms |" in text
+    assert f"{figures['flow_next_text'] * 1000:.1f} ms" in text
 
 
 def test_the_report_says_which_targets_are_met_and_which_are_missed_where() -> None:

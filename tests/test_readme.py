@@ -124,6 +124,17 @@ def serve(shell: Shell, line: str, port: int, token: str) -> subprocess.Popen[st
     raise AssertionError("the service never answered")
 
 
+def test_every_toml_block_in_the_readme_is_a_configuration_pigeon_reads() -> None:
+    import tomllib
+
+    from pigeon.config import Settings
+
+    blocks = re.findall(r"```toml\n(.*?)```", README, re.DOTALL)
+    assert len(blocks) >= 3
+    for block in blocks:
+        Settings.parse(tomllib.loads(block))
+
+
 def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
     lines = readme_commands()
     db = str(shell.folder / "service.sqlite3")
@@ -136,6 +147,13 @@ def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
         shell.env["PIGEON_BASE_URL"] = f"http://127.0.0.1:{port}"
         shell.run("uv run pigeon login", given=token + "\n")
         assert json.loads(Path(shell.env["PIGEON_TEST_KEYRING"]).read_text())
+        editor, sent = shell.folder / "editor.py", shell.folder / "sent.eml"  # reply: $VISUAL writes, the command sends
+        editor.write_text("import sys\nopen(sys.argv[-1], 'a').write('Thanks!\\n')\n")
+        (shell.folder / "send.py").write_text(f"import sys\nopen({str(sent)!r}, 'wb').write(sys.stdin.buffer.read())\n")
+        shell.env["VISUAL"] = f"{sys.executable} {editor}"
+        config_file = Path(shell.env["PIGEON_CONFIG_DIR"]) / "config.toml"
+        command = json.dumps([sys.executable, str(shell.folder / "send.py")])
+        config_file.write_text(config_file.read_text() + f"\n[compose]\nsend_command = {command}\n")
         threads = json.loads(shell.run("uv run pigeon threads list --json"))
         thread_id = threads["threads"][0]["id"]
         shell.run("uv run pigeon sync")  # (README order: the contact edited below is then in the local store)
@@ -149,6 +167,7 @@ def test_every_command_line_in_the_readme_runs(shell: Shell) -> None:
             if command.startswith("uv run pigeon logout"):
                 continue  # last: the commands after it need the token
             shell.run(command, THREAD_ID=thread_id, CONTACT_ID=contact_id)
+        assert "Thanks!" in sent.read_text()  # `pigeon reply` reached the send command
         shell.run("uv run pigeon logout")
         assert not json.loads(Path(shell.env["PIGEON_TEST_KEYRING"]).read_text())
     finally:

@@ -123,7 +123,8 @@ def message_text(message: Message) -> str:
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
         raw = block.content or ""
         parts.append(readable(raw) if mime == "text/html" else clean(raw))
-    return "\n\n".join(part.strip("\n") for part in parts if part.strip())
+    text = "\n\n".join(part.strip("\n") for part in parts if part.strip())
+    return "\n".join(line.rstrip() for line in text.splitlines())  # (HTML tables pad their lines)
 
 
 def answered(messages: Sequence[Message]) -> Message | None:

@@ -197,6 +197,15 @@ class MailCore(Session):
         """Whether the thread's messages are in memory already (opened or previewed)."""
         return thread_id in self.messages
 
+    async def read_ahead(self, thread_id: str) -> None:
+        """Hold a stored thread in memory before it is opened (the reader's neighbours: J, K and the thread that
+        opens after e), so that opening it reads nothing."""
+        if thread_id in self.messages:
+            return
+        thread, messages = await self.stored_thread(thread_id)
+        if thread is not None and messages and len(messages) >= (thread.message_count or 0):
+            self.keep(thread_id, messages)
+
     async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
         """The thread and the messages the store (or memory) holds."""
         thread, messages = self._opened.get(thread_id), self.messages.get(thread_id) or []

@@ -68,6 +68,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._live_timer: Timer | None = None
         self._mode: Mode | None = None
         self.left_view = 0
+        self.watch_left = False
         self._arrived: list[tuple[str, str]] = []
         self._announce_timer: Timer | None = None
         self._check_timer: Timer | None = None
@@ -217,16 +218,17 @@ class MainScreen(ReportsFailures, LiveUpdates):
 
     @work(group="triage", exit_on_error=False, description="changing the threads")
     async def run_triage(self, ids: list[str], change: Any) -> None:
-        reading = self.reading
+        reader = self.query_one(Reader)
+        watch = reader.thread.id if self.reading and reader.thread is not None else None
         try:
-            done = await self.change_list(ids, change)
+            done = await self.change_list(ids, change, watch=watch)
             said = describe(done)
         except ValueError as exc:  # a label too long, say
             self.notify(clean_line(str(exc)), severity="warning", markup=False)
             return
         if self.left_view:  # threads that left the view take the selection with them; others keep it (as Gmail)
             self.selected.difference_update(ids)
-            if reading and await self.left_reader():  # the reader follows the work: the next thread opens
+            if watch is not None and self.watch_left:  # the reader follows the work: the next thread opens
                 self.follow_triage()
         self.query_one(ThreadList).refresh_rows()  # the marks of the selection go, and its count in the status
         self.update_status()

@@ -39,6 +39,7 @@ class MailList(Screen[None]):
     _list_version: int  # counts the lists shown: a search that ends after a newer list is dropped
     left_view: int  # how many threads the last change took out of the view
     _left_at: int  # where the cursor was when the last change began
+    watch_left: bool  # whether the thread a change watched (the reader's) left the view
 
     def show_threads(self, *, keep: bool = True) -> None:
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
@@ -156,12 +157,17 @@ class MailList(Screen[None]):
         return [current.id] if current else []
 
     async def change_list(
-        self, targets: list[str] | Callable[[], list[str]], change: Callable[[list[str]], Any]
+        self,
+        targets: list[str] | Callable[[], list[str]],
+        change: Callable[[list[str]], Any],
+        *,
+        watch: str | None = None,
     ) -> Any:
         """Run ``change`` on threads ``targets`` (or those a function of them names) in a thread, then show the
         list as it is now. The new list is made in that thread too, counted from the old one (how many of the
         threads the view held before and holds after), with its screen of rows read and the cursor's thread
-        found: the UI only swaps it in."""
+        found: the UI only swaps it in. With ``watch`` (the thread open in the reader), ``watch_left`` says after
+        whether it left the view."""
         thread_list = self.query_one(ThreadList)
         old = thread_list.source
         version = self._list_version
@@ -169,19 +175,20 @@ class MailList(Screen[None]):
         near, shown = thread_list.cursor, thread_list.visible_range()
         self._left_at = near
 
-        def run() -> tuple[Any, Listing | None, int | None, int]:
+        def run() -> tuple[Any, Listing | None, int | None, int, bool]:
             ids = targets() if callable(targets) else targets
             if not isinstance(old, Listing):
-                return change(ids), None, None, 0
+                return change(ids), None, None, 0, False
             before = old.members(ids)
             result = change(ids)
             after = old.members(ids)
             fresh = old.changed(after - before)
             fresh.prefetch(shown)
             found = ThreadList.find(fresh, current.id, near=near) if current else None
-            return result, fresh, found, max(before - after, 0)
+            left = watch is not None and ThreadList.find(fresh, watch, near=near) is None
+            return result, fresh, found, max(before - after, 0), left
 
-        result, fresh, found, self.left_view = await asyncio.to_thread(run)
+        result, fresh, found, self.left_view, self.watch_left = await asyncio.to_thread(run)
         if fresh is not None and version == self._list_version:  # the list is still the one this changed
             self._list_version += 1
             if thread_list.cursor == near:

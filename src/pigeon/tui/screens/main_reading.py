@@ -3,7 +3,6 @@ service when it has more), marking it read, saving its attachments and editing i
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -60,14 +59,6 @@ class Reading(MailList):
         if self.reading and reader.thread is not None and reader.thread.id:
             return [reader.thread.id]
         return super().targets()
-
-    async def left_reader(self) -> bool:
-        """Whether the thread open in the reader has left the list the screen shows (after a triage action)."""
-        reader, thread_list = self.query_one(Reader), self.query_one(ThreadList)
-        if reader.thread is None or not reader.thread.id:
-            return False
-        source, open_id, near = thread_list.source, reader.thread.id, thread_list.cursor
-        return await asyncio.to_thread(ThreadList.find, source, open_id, near=near) is None
 
     def on_reader_step(self, event: Reader.Step) -> None:
         """J/K in the reader: the next or previous thread of the list opens."""
@@ -133,6 +124,8 @@ class Reading(MailList):
         if cached and len(cached) >= total:
             core.keep(thread_id, cached)
             show(cached)
+            if focus:
+                self.read_neighbours()
             return
         if focus:
             show(list(cached), "Loading messages…")
@@ -147,6 +140,14 @@ class Reading(MailList):
                     thread, loaded or cached, core.contacts, progress="Some messages could not be loaded (ctrl+r)"
                 )
             raise
+
+    @work(exclusive=True, group="read-ahead", exit_on_error=False, description="reading ahead")
+    async def read_neighbours(self) -> None:
+        """The threads either side of the open one, into memory: the one e or J opens next shows at once."""
+        thread_list = self.query_one(ThreadList)
+        for index in (thread_list.cursor + 1, thread_list.cursor - 1):
+            if 0 <= index < len(thread_list.source):
+                await self.core.read_ahead(thread_list.source.row(index).id)
 
     @work(group="mark-read", exit_on_error=False, description="marking the thread read")
     async def mark_opened(self, thread_id: str) -> None:
