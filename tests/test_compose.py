@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import io
+import json
 import stat
 import sys
 from datetime import UTC, datetime
@@ -209,3 +210,31 @@ def test_a_draft_left_unchanged_is_dropped_and_nothing_is_sent(tmp_path: Path, m
     assert "not changed" in edited.said
     assert outbox.all() == []
     assert not received.exists()
+
+
+def test_without_a_send_command_a_new_message_opens_as_a_mailto_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "VISUAL",
+        " ".join(
+            script(
+                tmp_path,
+                "write.py",
+                "p = sys.argv[-1]\ntext = open(p).read().replace('To: ', 'To: ann@example.com', 1)\n"
+                "open(p, 'w').write(text.replace('Subject: ', 'Subject: Hello & welcome', 1) + 'Two words\\n')\n",
+            )
+        ),
+    )
+    record = tmp_path / "argv.json"
+    opener = script(tmp_path, "open.py", f"import json\nopen({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))")
+    config = load_config()
+    config.ui.open_command = opener
+    outbox = Outbox(config, clock=lambda: NOW)
+    draft = outbox.start("new", None, [], [INBOX], {})
+    assert draft.path.read_text().startswith("From: Me <me@pigeon.test>\nTo: \nSubject: \n")
+    assert outbox.edit(draft).changed
+    assert "mail program" in outbox.send(draft)
+    (link,) = json.loads(record.read_text())
+    assert link == "mailto:ann@example.com?subject=Hello%20%26%20welcome&body=Two%20words%0A"
+    assert outbox.all() == []
