@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -504,3 +505,55 @@ async def test_sorting_by_sender_sorts_by_the_other_party_not_by_you(store: Mail
             conn.execute("UPDATE threads SET who = ? WHERE id = ?", (who, thread_id))
     ordered = [t.id for t in store.list_threads("all", sort="sender", now=NOW) if t.id in {first, second, third}]
     assert ordered == [third, second, first]  # Aaron, Bob, Zed
+
+
+async def test_rows_are_stored_before_any_message_and_requests_stay_within_the_bound(
+    tmp_path: Path, service: Service
+) -> None:
+    """A service slow to give messages still yields rows: the threads are stored (and reported) before any message
+    has come; at most ``concurrency`` message requests are ever in flight."""
+    held = asyncio.Event()
+    in_flight = most = 0
+
+    class Slow(httpx.AsyncBaseTransport):
+        inner = httpx.ASGITransport(app=service.app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            nonlocal in_flight, most
+            if request.url.path != "/v1/messages":
+                return await self.inner.handle_async_request(request)
+            in_flight += 1
+            most = max(most, in_flight)
+            try:
+                await held.wait()
+                return await self.inner.handle_async_request(request)
+            finally:
+                in_flight -= 1
+
+    store = MailStore(tmp_path / "s.sqlite3")
+    reported: list[tuple[int, int, int]] = []  # (done, total, threads stored then)
+    async with PigeonClient(
+        "http://s.test", service.alice.token, http_client=httpx.AsyncClient(transport=Slow()), max_retries=0
+    ) as client:
+        syncing = asyncio.ensure_future(
+            sync(
+                client,
+                store,
+                concurrency=3,
+                on_progress=lambda done, total: reported.append((done, total, store.count("all", now=NOW))),
+            )
+        )
+        import pigeon.store.sync as sync_module
+
+        for _ in range(500):  # the thread list is in (25 threads), no message has come
+            await asyncio.sleep(0.01)
+            if reported and in_flight == 3:
+                break
+        assert reported[0] == (0, 25, 25)
+        assert store.messages(store.list_threads("all", limit=1, now=NOW)[0].id) == []
+        assert sync_module.DEFAULT_CONCURRENCY >= 8
+        held.set()
+        report = await syncing
+    assert most == 3
+    assert report.fetched == 25
+    assert reported[-1][:2] == (25, 25)

@@ -1,7 +1,8 @@
 """Bring the local store up to date with the service, fetching only what changed.
 
-The thread list is read whole (the service offers no "changed since"); the messages of a thread are fetched
-again only when its ``last_message_at`` or ``message_count`` moved, a few threads at a time. Store writes run in
+The thread list is read whole (the service offers no "changed since"), each page stored as it arrives so its rows
+show at once; the messages of a thread are fetched again only when its ``last_message_at`` or ``message_count``
+moved, newest threads first, several requests in flight while the next page of threads loads. Store writes run in
 a thread, so an event loop (the app's) never waits on the disk.
 """
 
@@ -17,7 +18,7 @@ from pigeon.store.mailstore import MailStore
 if TYPE_CHECKING:
     from pigeon.models import Inbox, Message, Thread
 
-DEFAULT_CONCURRENCY = 4
+DEFAULT_CONCURRENCY = 8  # requests in flight for messages (the reference service answers them in parallel)
 PAGE_SIZE = 100
 
 
@@ -92,15 +93,11 @@ async def sync(
         skipped += page.skipped
     await asyncio.to_thread(store.put_inboxes, inboxes)
     threads: list[Thread] = []
-    async for page in client.threads.iter_pages():
-        threads += page.items
-        skipped += page.skipped
-    changed = await asyncio.to_thread(store.put_threads, threads)
-    if on_progress is not None and changed:
-        on_progress(0, len(changed))  # the thread list is stored: its rows can be shown now, messages fill in
+    changed: list[str] = []
     gate = asyncio.Semaphore(concurrency)
     done = 0
     total_messages = 0
+    tasks: list[asyncio.Future[None]] = []
 
     async def fetch(thread_id: str) -> None:
         nonlocal done, total_messages
@@ -113,8 +110,17 @@ async def sync(
         if on_progress is not None:
             on_progress(done, len(changed))
 
-    tasks = [asyncio.ensure_future(fetch(t)) for t in changed]
     try:
+        # Rows first: each page of the thread list is stored as it arrives (its rows can be shown at once), and
+        # the messages of its changed threads are asked for at once, newest first, while the next page loads.
+        async for page in client.threads.iter_pages():
+            threads += page.items
+            skipped += page.skipped
+            fresh = await asyncio.to_thread(store.put_threads, page.items)
+            changed += fresh
+            if on_progress is not None and fresh:
+                on_progress(done, len(changed))
+            tasks += [asyncio.ensure_future(fetch(thread_id)) for thread_id in fresh]
         await asyncio.gather(*tasks)
     except BaseException:
         # One thread failed (or the sync was cancelled): stop the others, so that none reports progress or writes
