@@ -45,3 +45,21 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 def plain_file_keyring() -> Iterator[PlainFileKeyring]:
     """A keyring that (as keyrings.alt's plaintext backend does) would write secrets to a plain file."""
     yield from installed(PlainFileKeyring())
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The system's browser, as ``webbrowser`` finds it: one that records what it is asked to open."""
+    import webbrowser
+
+    opened: list[str] = []
+
+    class Recording(webbrowser.BaseBrowser):
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            opened.append(url)
+            return True
+
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    webbrowser.register("recording", None, Recording("recording"), preferred=True)
+    return opened

@@ -238,3 +238,16 @@ def test_without_a_send_command_a_new_message_opens_as_a_mailto_link(
     (link,) = json.loads(record.read_text())
     assert link == "mailto:ann@example.com?subject=Hello%20%26%20welcome&body=Two%20words%0A"
     assert outbox.all() == []
+
+
+def test_pigeon_drafts_edit_opens_a_kept_draft_and_sends_it_once_changed(editor: Path) -> None:
+    received = editor / "received.eml"
+    sender = script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())")
+    draft = Outgoing().write("From: me@pigeon.test\nTo: ann@example.com\nSubject: Hi\n\nDraft.\n", kind="new")
+    load_config().path.parent.mkdir(parents=True, exist_ok=True)
+    load_config().path.write_text(f"[compose]\nsend_command = {json.dumps(sender)}\n")
+    out = io.StringIO()
+    assert main(["drafts", "edit", draft.id], out) == 0
+    assert "Sent with" in out.getvalue()
+    assert received.read_text().count("Thanks, will do.") == 1
+    assert Outgoing().all() == []

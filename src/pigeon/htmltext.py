@@ -78,10 +78,16 @@ def anchors(html: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((target, tuple(texts)) for target, texts in found.items())
 
 
-@functools.lru_cache(maxsize=16)  # folding quotes or a resize lays a thread out again: its HTML is read once
 def readable(html: str, first: int = 1) -> str:
     """The readable text of ``html`` with its links as numbered footnotes that show their real targets, numbered
-    from ``first`` (a thread numbers its links once across its messages).
+    from ``first`` (a thread numbers its links once across its messages)."""
+    return footnoted(html, first)[0]
+
+
+@functools.lru_cache(maxsize=16)  # folding quotes or a resize lays a thread out again: its HTML is read once
+def footnoted(html: str, first: int = 1) -> tuple[str, int]:
+    """:func:`readable`'s text and how many footnotes it numbered (where the next block's numbers start), from
+    one parse.
 
     Each anchor is numbered on the parsed tree (its ``href``, nothing its text says), before the text is made, so a
     link whose text looks like another link cannot take the footnote; numbering is a dict lookup, linear in the
@@ -90,7 +96,7 @@ def readable(html: str, first: int = 1) -> str:
 
     tree = _tree(html)
     if tree is None:
-        return ""
+        return "", 0
     numbers: dict[str, int] = {}  # target -> its footnote number
     for anchor, target in _targets(tree):
         marker = f" [{numbers.setdefault(target, len(numbers) + first)}]"
@@ -102,4 +108,4 @@ def readable(html: str, first: int = 1) -> str:
     text = text.strip()
     if numbers:
         text += "\n\nLinks:\n" + "\n".join(f"[{n}] {target}" for target, n in numbers.items())
-    return text
+    return text, len(numbers)

@@ -174,7 +174,8 @@ async def test_select_all_then_one_action_asks_first_and_is_one_undo_step(
         await settle(pilot, app, lambda: len(threads.source) == total)
 
 
-async def test_marking_a_whole_view_read_takes_two_keys(service: Service) -> None:
+async def test_marking_a_whole_view_read_takes_two_keys(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(main_screen, "BULK_CONFIRM", 10)  # more threads than that: still no question for read
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await synced(pilot, app)
@@ -192,24 +193,6 @@ def newest_with(service: Service, **fields: object) -> str:
     thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
     service.add_message(service.alice, thread.id, sender_address="ann@example.com", **fields)
     return thread.id
-
-
-@pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The system's browser, as ``webbrowser`` finds it: one that records what it is asked to open."""
-    import webbrowser
-
-    opened: list[str] = []
-
-    class Recording(webbrowser.BaseBrowser):
-        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
-            opened.append(url)
-            return True
-
-    monkeypatch.setattr(webbrowser, "_tryorder", None)
-    monkeypatch.setattr(webbrowser, "_browsers", {})
-    webbrowser.register("recording", None, Recording("recording"), preferred=True)
-    return opened
 
 
 async def test_links_open_their_real_target_and_a_misleading_one_asks_first(

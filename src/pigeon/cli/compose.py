@@ -14,6 +14,7 @@ from pigeon.core.actions import BY_ID
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
+    from pigeon.core.outbox import Outbox, OutgoingDraft
     from pigeon.models import Message, Thread
 
 
@@ -21,8 +22,6 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     """A hand-off verb of the registry (``args.action_id``): write the draft, edit it here, send it."""
     from pigeon.core.compose import KINDS
     from pigeon.core.errors import UnknownThread
-    from pigeon.core.handoff import HandOffFailed
-    from pigeon.core.outbox import SendFailed
 
     core = core_of(args, online=False)
     kind = next(k for k in KINDS if k == BY_ID[args.action_id].compose)
@@ -41,14 +40,27 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     if kind != "new" and not messages:
         raise UsageError("The thread's messages are not in the local store: run `pigeon sync` first.")
     outbox = core.outside.outbox
-    draft = outbox.start(kind, thread, messages, core.inboxes, core.contacts)
+    return _edit_then_send(outbox, outbox.start(kind, thread, messages, core.inboxes, core.contacts), out)
+
+
+def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
+    """The editor on the draft here, then the send command if it was changed (a new draft left as it was is
+    dropped; a kept one stays)."""
+    from pigeon.core.handoff import HandOffFailed
+
     try:
-        edited = outbox.edit(draft)
+        edited = outbox.edit(draft, drop_unchanged=drop_unchanged)
     except HandOffFailed as exc:
         raise UsageError(f"{exc} (the draft is kept: pigeon drafts)") from None
     if not edited.changed:
         out.write(edited.said + "\n")
         return EXIT_OK
+    return _send(outbox, draft, out)
+
+
+def _send(outbox: Outbox, draft: OutgoingDraft, out: TextIO) -> int:
+    from pigeon.core.outbox import SendFailed
+
     try:
         out.write(outbox.send(draft) + "\n")
     except SendFailed as exc:
@@ -58,8 +70,7 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
     """List the drafts not sent, or send, edit or discard one."""
-    from pigeon.core.handoff import HandOffFailed
-    from pigeon.core.outbox import SendFailed, UnknownDraft
+    from pigeon.core.outbox import UnknownDraft
 
     outbox = core_of(args, online=False, local=False).outside.outbox
     action = getattr(args, "draft_action", None) or "list"
@@ -85,15 +96,5 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"Discarded {draft.id}.\n")
         return EXIT_OK
     if action == "edit":
-        try:
-            edited = outbox.edit(draft, drop_unchanged=False)
-        except HandOffFailed as exc:
-            raise UsageError(str(exc)) from None
-        if not edited.changed:
-            out.write(edited.said + "\n")
-            return EXIT_OK
-    try:
-        out.write(outbox.send(draft) + "\n")
-    except SendFailed as exc:
-        return fail(str(exc), EXIT_SERVICE)
-    return EXIT_OK
+        return _edit_then_send(outbox, draft, out, drop_unchanged=False)
+    return _send(outbox, draft, out)

@@ -193,10 +193,6 @@ class MailCore(Session):
         """How many threads the store holds in all."""
         return self.store.count("all", now=self.clock())
 
-    def holds(self, thread_id: str) -> bool:
-        """Whether the thread's messages are in memory already (opened or previewed)."""
-        return thread_id in self.messages
-
     async def read_ahead(self, thread_id: str) -> None:
         """Hold a stored thread in memory before it is opened (the reader's neighbours: J, K and the thread that
         opens after e), so that opening it reads nothing."""

@@ -38,7 +38,9 @@ class Reading(MailList):
             self._preview_timer.stop()
         thread_id = event.row.id
         reader = self.query_one(Reader)
-        if self.has_class("zoomed") or (reader.thread is not None and reader.thread.id == thread_id):
+        # In the reader the cursor moves because a thread is being opened (J, K, after e): a preview then would
+        # replace that opening (one worker group) and leave the thread unread.
+        if self.reading or (reader.thread is not None and reader.thread.id == thread_id):
             return
         self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(thread_id))
 

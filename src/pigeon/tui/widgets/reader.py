@@ -19,7 +19,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
-from pigeon.htmltext import anchors, readable
+from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import (
@@ -169,8 +169,8 @@ class ThreadView:
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
         raw = block.content or ""
         if mime == "text/html":
-            text = readable(raw, self.links_seen + 1)
-            self.links_seen += len(anchors(raw))
+            text, numbered = footnoted(raw, self.links_seen + 1)
+            self.links_seen += numbered
         else:
             text = raw
         text, left_out = limit_text(clean(text))
