@@ -14,7 +14,7 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.store.mailstore import SCHEMA_VERSION, Change, MailStore, SchemaTooNew, UnknownThread, store_path
 from pigeon.store.search import QueryError, parse_query
-from pigeon.store.sync import sync
+from pigeon.store.sync import index_stored, sync
 from tests.server.conftest import NOW, Service, make_service
 
 LATER = NOW + timedelta(days=1)
@@ -54,6 +54,7 @@ async def client(service: Service, counting: Counting) -> AsyncIterator[PigeonCl
 async def store(tmp_path: Path, client: PigeonClient) -> MailStore:
     synced = MailStore(tmp_path / "store.sqlite3")
     await sync(client, synced)
+    await index_stored(synced)
     return synced
 
 
@@ -449,7 +450,8 @@ async def test_a_sync_that_fails_stops_fetching_the_other_threads(tmp_path: Path
         with pytest.raises(ServerError):
             await sync(client, MailStore(tmp_path / "s.sqlite3"), on_progress=lambda done, total: reported.append(done))
         others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        assert not [t for t in others if "fetch" in repr(t.get_coro())]  # none left behind to report or write
+        left = [t for t in others if "fetch" in repr(t.get_coro()) or "write" in repr(t.get_coro())]
+        assert not left  # none left behind to report or write
     assert reported == [0]  # the thread list arrived (0 done), and no fetch reported after the failure
 
 

@@ -2,7 +2,9 @@
 
 A connection guarded by a lock (SQLite serialises writers anyway), foreign keys on, WAL for files, and a schema
 versioned with ``PRAGMA user_version``: each migration step is one script, committed with its version number or not
-at all.
+at all. With ``readers=True`` (the reference service, whose requests run in a thread pool) each thread reads a file
+through a connection of its own, so reads run side by side (WAL lets readers go on while one writer writes) and
+only writes take the lock.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def connect(path: str) -> sqlite3.Connection:
 class Database:
     """A SQLite file (or ``":memory:"``) with its migrations applied."""
 
-    def __init__(self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777) -> None:
+    def __init__(
+        self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777, readers: bool = False
+    ) -> None:
         self.path = str(path)
         if self.path != MEMORY:
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
@@ -45,6 +49,23 @@ class Database:
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = NORMAL")
         self._migrate(migrations)
+        self._readers = readers and self.path != MEMORY  # (a memory database lives in its one connection)
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()  # (not the write lock: a reader opens while a write is under way)
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's connection for reads, when reads go side by side; ``None``: read under the lock."""
+        if not self._readers:
+            return None
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
+        return conn
 
     def _migrate(self, migrations: Sequence[str]) -> None:
         known = len(migrations)
@@ -62,7 +83,10 @@ class Database:
         return int(self.rows("PRAGMA user_version")[0][0])
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._opened_lock:
+            for reader in self._opened:
+                reader.close()
+            self._opened.clear()
             self._conn.close()
 
     @contextlib.contextmanager
@@ -78,10 +102,16 @@ class Database:
             self._conn.execute("COMMIT")
 
     def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        reader = self._reader()
+        if reader is not None:
+            return reader.execute(sql, params).fetchall()
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
     def row(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        reader = self._reader()
+        if reader is not None:
+            return reader.execute(sql, params).fetchone()  # type: ignore[no-any-return]
         with self._lock:
             found: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
             return found

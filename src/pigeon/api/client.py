@@ -17,6 +17,8 @@ Rules kept here:
   error is raised with ``retry_after`` set). POST and PATCH are retried only when the connection was never
   made (the request cannot have reached the service); never after.
 - Redirects are not followed.
+- At most ``max_in_flight`` requests are in flight, fewer while the service answers 429 or 503
+  (:mod:`.throttle`): each such answer halves the number and holds new requests until its wait is over.
 """
 
 from __future__ import annotations
@@ -44,11 +46,13 @@ from pigeon.api.errors import (
 )
 from pigeon.api.pagination import DEFAULT_MAX_PAGES
 from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks
+from pigeon.api.throttle import BUSY_STATUSES, Throttle
 
 log = logging.getLogger("pigeon.api")
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_IN_FLIGHT = 8
 RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 USER_AGENT = "pigeon"
 
@@ -109,6 +113,7 @@ class PigeonClient:
         backoff_initial: float = 0.5,
         backoff_max: float = 8.0,
         sleep: Sleep | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.base_url = _check_base_url(base_url)
         self._auth = BearerAuth(token)
@@ -120,7 +125,13 @@ class PigeonClient:
         self.backoff_max = backoff_max
         self._sleep: Sleep = sleep or asyncio.sleep
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+        self.throttle = Throttle(max_in_flight)
+        # As many connections as requests in flight (and one for a page walk beside them): httpcore checks every
+        # pooled connection before each request, so its default pool of up to 100 cost 1.54 ms of CPU a request
+        # against 1.23 ms with 8 (3,000 list-messages requests against pigeon serve on 127.0.0.1).
+        connections = self.throttle.bound + 1
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        self._http = http_client or httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, limits=limits)
 
         self.inboxes = Inboxes(self)
         self.threads = Threads(self)
@@ -173,16 +184,17 @@ class PigeonClient:
         while True:
             started = time.monotonic()
             try:
-                response = await self._http.request(
-                    method,
-                    url,
-                    params=list(params) if params else None,
-                    json=body,
-                    headers=headers,
-                    auth=self._auth,
-                    timeout=self.timeout,
-                    follow_redirects=False,
-                )
+                async with self.throttle.slot():
+                    response = await self._http.request(
+                        method,
+                        url,
+                        params=list(params) if params else None,
+                        json=body,
+                        headers=headers,
+                        auth=self._auth,
+                        timeout=self.timeout,
+                        follow_redirects=False,
+                    )
             except httpx.TransportError as exc:
                 error, never_sent = self._transport_error(exc, method, path)
                 log.debug("%s %s -> %s (attempt %d)", method, path, type(exc).__name__, attempt + 1)
@@ -193,12 +205,17 @@ class PigeonClient:
                 raise error from None
             elapsed = (time.monotonic() - started) * 1000
             log.debug("%s %s -> %d (%.0f ms)", method, path, response.status_code, elapsed)
+            self.throttle.answered(response.status_code)
             if response.is_success:
                 return response
             delay = self._retry_delay(attempt, response) if method == "GET" else None
             if delay is not None:
                 await response.aclose()
-                await self._sleep(delay)
+                if response.status_code in BUSY_STATUSES:
+                    async with self.throttle.paused():  # no other request starts while the service is busy
+                        await self._sleep(delay)
+                else:
+                    await self._sleep(delay)
                 attempt += 1
                 continue
             raise status_error(response, method=method, path=path, redact=self._auth.redact)

@@ -15,7 +15,7 @@ from pigeon.core.mail import skipped_words
 
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
-    report = run(args, lambda core: core.sync(), local=True)
+    report = run(args, lambda core: core.sync(index_now=True), local=True)
     if args.json:
         figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
         print_json({**figures, "skipped": list(report.skipped)}, out)

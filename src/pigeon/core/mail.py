@@ -26,7 +26,7 @@ from pigeon.store.cache import UnknownThread
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
-from pigeon.store.sync import SyncReport, fetch_thread, sender_label, sync
+from pigeon.store.sync import SyncReport, fetch_thread, index_stored, sender_label, sync
 from pigeon.store.triage import Change
 
 if TYPE_CHECKING:
@@ -117,8 +117,12 @@ class MailCore(Session):
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
+        self._indexing: asyncio.Task[int] | None = None
 
     async def close(self) -> None:
+        if self._indexing is not None:  # (what is left is indexed after the next sync)
+            self._indexing.cancel()
+            await asyncio.gather(self._indexing, return_exceptions=True)
         await self.live.stop()
         await super().close()
         self.store.close()
@@ -142,13 +146,20 @@ class MailCore(Session):
             if contact.id:
                 self.contacts.setdefault(contact.id, contact)
 
-    async def sync(self, on_progress: Callable[[int, int], None] | None = None) -> SyncReport:
-        """Bring the store up to date with the service (only what changed)."""
+    async def sync(
+        self, on_progress: Callable[[int, int], None] | None = None, *, index_now: bool = False
+    ) -> SyncReport:
+        """Bring the store up to date with the service (only what changed). The text of what came goes into the
+        search index after: in the background (the app), or before this returns (``index_now``: the CLI)."""
         report = await sync(await self.connect(), self.store, on_progress=on_progress)
         self.inboxes = list(report.inbox_list)
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
+        if self._indexing is None or self._indexing.done():
+            self._indexing = asyncio.create_task(index_stored(self.store), name="search-index")
+        if index_now:
+            await self._indexing
         return report
 
     def resolve_threads(self, given: Sequence[str]) -> list[str]:

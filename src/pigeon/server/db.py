@@ -1,15 +1,16 @@
 """Storage of the reference service: SQLite through the standard library (:mod:`pigeon.sqlite`).
 
-One connection guarded by a lock (SQLite serialises writers anyway; the reference service favours simplicity),
-WAL mode for files, foreign keys on, and a schema versioned with ``PRAGMA user_version`` (:mod:`.schema`). Every
-query that reads or changes account data takes the account id, so one account can never see or touch another's
-rows. Webhook rows live in :mod:`.webhook_rows`, direct writes of mail in :mod:`.seeding`, conversions in
-:mod:`.rows`.
+One connection guarded by a lock for writes (SQLite serialises writers anyway) and one a thread for reads (the
+routes run in a thread pool, so requests read side by side), WAL mode for files, foreign keys on, and a schema
+versioned with ``PRAGMA user_version`` (:mod:`.schema`). Every query that reads or changes account data takes the
+account id, so one account can never see or touch another's rows. Webhook rows live in :mod:`.webhook_rows`, direct
+writes of mail in :mod:`.seeding`, conversions in :mod:`.rows` (models) and :mod:`.wire` (the lists' bodies).
 """
 
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from pigeon.models import (
     Thread,
     UpdateContact,
 )
+from pigeon.server import wire
 from pigeon.server.rows import (
     InvalidCursor,
     contact_of,
@@ -45,11 +47,15 @@ from pigeon.sqlite import SchemaTooNew
 __all__ = ["SCHEMA_VERSION", "Database", "DeliveryRow", "InvalidCursor", "SchemaTooNew", "hash_token", "iso", "now_iso"]
 
 
+def _senders(rows: list[sqlite3.Row]) -> set[str]:
+    return {r["sender_contact_id"] for r in rows if r["sender_contact_id"]}
+
+
 class Database(MailWriter, WebhookRows):
     """The service's SQLite database. ``path`` may be ``":memory:"`` (tests, the demo)."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
-        super().__init__(path, MIGRATIONS)
+        super().__init__(path, MIGRATIONS, readers=True)  # requests run in a thread pool: reads side by side
 
     # --- accounts and tokens -------------------------------------------------------------------------------
 
@@ -117,8 +123,7 @@ class Database(MailWriter, WebhookRows):
 
     # --- threads ----------------------------------------------------------------------------------------------
 
-    def list_threads(self, account_id: str, *, page_size: int, page_token: str | None) -> tuple[list[Thread], str]:
-        """Threads by latest activity, newest first; the token is ``""`` on the last page."""
+    def _thread_rows(self, account_id: str, page_size: int, page_token: str | None) -> tuple[list[sqlite3.Row], str]:
         sql = "SELECT * FROM threads WHERE account_id = ?"
         params: list[Any] = [account_id]
         if page_token:
@@ -130,13 +135,47 @@ class Database(MailWriter, WebhookRows):
         more = len(rows) > page_size
         rows = rows[:page_size]
         token = encode_cursor("threads", account_id, rows[-1]["last_message_at"], rows[-1]["id"]) if more else ""
+        return rows, token
+
+    def list_threads(self, account_id: str, *, page_size: int, page_token: str | None) -> tuple[list[Thread], str]:
+        """Threads by latest activity, newest first; the token is ``""`` on the last page."""
+        rows, token = self._thread_rows(account_id, page_size, page_token)
         return [thread_of(r) for r in rows], token
+
+    def list_threads_json(self, account_id: str, *, page_size: int, page_token: str | None) -> str:
+        """:meth:`list_threads` as the answer's body, written straight from the rows (:mod:`.wire`)."""
+        rows, token = self._thread_rows(account_id, page_size, page_token)
+        return wire.page("threads", [wire.thread_wire(r) for r in rows], token)
 
     def thread_exists(self, account_id: str, thread_id: str) -> bool:
         row = self.row("SELECT 1 FROM threads WHERE id = ? AND account_id = ?", (thread_id, account_id))
         return row is not None
 
     # --- messages ---------------------------------------------------------------------------------------------
+
+    def _message_rows(
+        self,
+        account_id: str,
+        thread_id: str,
+        message_ids: Sequence[str] | None,
+        page_size: int,
+        page_token: str | None,
+    ) -> tuple[list[sqlite3.Row], str]:
+        sql = "SELECT * FROM messages WHERE thread_id = ? AND account_id = ?"
+        params: list[Any] = [thread_id, account_id]
+        if message_ids is not None:
+            sql += f" AND id IN ({','.join('?' * len(message_ids))})"
+            params += list(message_ids)
+        if page_token:
+            last_at, last_seq = decode_cursor(page_token, "messages", thread_id, 2)
+            sql += " AND (created_at > ? OR (created_at = ? AND seq > ?))"
+            params += [last_at, last_at, last_seq]
+        sql += " ORDER BY created_at, seq LIMIT ?"
+        rows = self.rows(sql, [*params, page_size + 1])
+        more = len(rows) > page_size
+        rows = rows[:page_size]
+        token = encode_cursor("messages", thread_id, rows[-1]["created_at"], rows[-1]["seq"]) if more else ""
+        return rows, token
 
     def list_messages(
         self,
@@ -152,22 +191,23 @@ class Database(MailWriter, WebhookRows):
         The cursor is the last message's ``(created_at, seq)``: a message that arrives during a walk sorts after
         every message already there, so a walk sees each message exactly once.
         """
-        sql = "SELECT * FROM messages WHERE thread_id = ? AND account_id = ?"
-        params: list[Any] = [thread_id, account_id]
-        if message_ids is not None:
-            sql += f" AND id IN ({','.join('?' * len(message_ids))})"
-            params += list(message_ids)
-        if page_token:
-            last_at, last_seq = decode_cursor(page_token, "messages", thread_id, 2)
-            sql += " AND (created_at > ? OR (created_at = ? AND seq > ?))"
-            params += [last_at, last_at, last_seq]
-        sql += " ORDER BY created_at, seq LIMIT ?"
-        rows = self.rows(sql, [*params, page_size + 1])
-        more = len(rows) > page_size
-        rows = rows[:page_size]
-        token = encode_cursor("messages", thread_id, rows[-1]["created_at"], rows[-1]["seq"]) if more else ""
-        contacts = self._contacts_by_id(account_id, {r["sender_contact_id"] for r in rows if r["sender_contact_id"]})
+        rows, token = self._message_rows(account_id, thread_id, message_ids, page_size, page_token)
+        contacts = {str(r["id"]): contact_of(r) for r in self._contact_rows(account_id, _senders(rows))}
         return [message_of(r, contacts) for r in rows], token
+
+    def list_messages_json(
+        self,
+        account_id: str,
+        thread_id: str,
+        *,
+        message_ids: Sequence[str] | None,
+        page_size: int,
+        page_token: str | None,
+    ) -> str:
+        """:meth:`list_messages` as the answer's body, written straight from the rows (:mod:`.wire`)."""
+        rows, token = self._message_rows(account_id, thread_id, message_ids, page_size, page_token)
+        contacts = {str(r["id"]): wire.contact_wire(r) for r in self._contact_rows(account_id, _senders(rows))}
+        return wire.page("messages", [wire.message_wire(r, contacts) for r in rows], token)
 
     def get_message(self, account_id: str, message_id: str) -> Message | None:
         row = self.row("SELECT * FROM messages WHERE id = ? AND account_id = ?", (message_id, account_id))
@@ -178,15 +218,17 @@ class Database(MailWriter, WebhookRows):
 
     # --- contacts ---------------------------------------------------------------------------------------------
 
-    def _contacts_by_id(self, account_id: str, ids: Iterable[str]) -> dict[str, Contact]:
+    def _contact_rows(self, account_id: str, ids: Iterable[str]) -> list[sqlite3.Row]:
         wanted = list(ids)
         if not wanted:
-            return {}
-        rows = self.rows(
+            return []
+        return self.rows(
             f"SELECT * FROM contacts WHERE account_id = ? AND id IN ({','.join('?' * len(wanted))})",  # noqa: S608
             [account_id, *wanted],
         )
-        return {str(r["id"]): contact_of(r) for r in rows}
+
+    def _contacts_by_id(self, account_id: str, ids: Iterable[str]) -> dict[str, Contact]:
+        return {str(r["id"]): contact_of(r) for r in self._contact_rows(account_id, ids)}
 
     def get_contact(self, account_id: str, contact_id: str) -> Contact | None:
         return self._contacts_by_id(account_id, [contact_id]).get(contact_id)

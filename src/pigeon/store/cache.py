@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from pigeon.sqlite import Database
 from pigeon.store.search import index_text
@@ -52,6 +53,15 @@ class UnknownThread(LookupError):
     """A thread id the store does not have."""
 
 
+class Fetched(NamedTuple):
+    """A thread's messages as a sync fetched them, with the list's sender line and the recipients' addresses."""
+
+    thread_id: str
+    messages: Sequence[Message]
+    who: str
+    recipients: str
+
+
 def iso(moment: datetime) -> str:
     """The store's one spelling of a moment: fixed-width UTC, so text order is time order."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -81,9 +91,12 @@ class CacheStore(Database):
         """Store the service's thread list; returns the ids whose messages must be fetched (new or moved)."""
         changed: list[str] = []
         with self.transaction() as conn:
-            known = {
+            known = {  # (the page's threads only: reading every row for each page made a first sync quadratic)
                 r["id"]: (r["synced_upto"], r["synced_count"])
-                for r in conn.execute("SELECT id, synced_upto, synced_count FROM threads")
+                for r in conn.execute(
+                    "SELECT id, synced_upto, synced_count FROM threads WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps([t.id for t in threads if t.id]),),
+                )
             }
             for thread in threads:
                 if not thread.id:
@@ -103,36 +116,90 @@ class CacheStore(Database):
 
     def put_messages(self, thread_id: str, messages: Sequence[Message], *, who: str, recipients: str) -> None:
         """Store all messages of a thread (replacing what was there), index them, and mark the thread synced."""
+        if not self.put_fetched([Fetched(thread_id, messages, who, recipients)], index=True):
+            raise UnknownThread(thread_id)
+
+    def put_fetched(self, batch: Sequence[Fetched], *, index: bool) -> int:
+        """Store the messages of several threads in one transaction, each thread's replacing what was there, and
+        mark them synced; their text goes into the full-text index now (``index``) or by :meth:`index_pending`
+        later. A thread the store does not have is left out. Returns how many threads were stored."""
+        stored = 0
         with self.transaction() as conn:
-            row = conn.execute(
-                "SELECT last_message_at, message_count FROM threads WHERE id = ?", (thread_id,)
-            ).fetchone()
-            if row is None:
-                raise UnknownThread(thread_id)
-            conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
-            conn.executemany(
-                "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
-                [(m.id or f"{thread_id}:{n}", thread_id, n, json.dumps(m.to_wire())) for n, m in enumerate(messages)],
-            )
-            for message in messages:
-                contact = message.sender.contact if message.sender else None
-                if contact is not None and contact.id:
-                    conn.execute(
-                        "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-                        (contact.id, contact.name, json.dumps(contact.to_wire())),
-                    )
-            attachment = any(b.filename for m in messages for b in m.content_blocks)
-            synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
-            conn.execute(
-                "UPDATE threads SET who = ?, has_attachment = ?, synced_upto = ?, synced_count = ? WHERE id = ?",
-                (who, int(attachment), row["last_message_at"], synced_count, thread_id),
-            )
-            subject = conn.execute("SELECT subject FROM threads WHERE id = ?", (thread_id,)).fetchone()["subject"]
-            conn.execute("DELETE FROM search WHERE thread_id = ?", (thread_id,))
-            conn.execute(
-                "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                (thread_id, subject, who, recipients, index_text(messages)),
-            )
+            for fetched in batch:
+                stored += self._put_fetched(conn, fetched, index=index)
+        return stored
+
+    def _put_fetched(self, conn: sqlite3.Connection, fetched: Fetched, *, index: bool) -> int:
+        thread_id, messages = fetched.thread_id, fetched.messages
+        row = conn.execute(
+            "SELECT rowid, subject, last_message_at, message_count FROM threads WHERE id = ?", (thread_id,)
+        ).fetchone()
+        if row is None:
+            return 0
+        conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
+        conn.executemany(
+            "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
+            [(m.id or f"{thread_id}:{n}", thread_id, n, json.dumps(m.to_wire())) for n, m in enumerate(messages)],
+        )
+        contacts = {c.id: c for m in messages if m.sender and (c := m.sender.contact) is not None and c.id}
+        conn.executemany(
+            "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+            [(c.id, c.name, json.dumps(c.to_wire())) for c in contacts.values()],
+        )
+        attachment = any(b.filename for m in messages for b in m.content_blocks)
+        synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
+        conn.execute(
+            "UPDATE threads SET who = ?, has_attachment = ?, synced_upto = ?, synced_count = ?, indexed = ? "
+            "WHERE rowid = ?",
+            (fetched.who, int(attachment), row["last_message_at"], synced_count, int(index), row["rowid"]),
+        )
+        conn.execute("DELETE FROM search WHERE rowid = ?", (row["rowid"],))
+        if index:
+            self._index(conn, row["rowid"], thread_id, row["subject"], fetched.who, fetched.recipients, messages)
+        return 1
+
+    @staticmethod
+    def _index(
+        conn: sqlite3.Connection,
+        rowid: int,
+        thread_id: str,
+        subject: str,
+        who: str,
+        recipients: str,
+        messages: Sequence[Message],
+    ) -> None:
+        conn.execute(
+            "INSERT INTO search (rowid, thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (rowid, thread_id, subject, who, recipients, index_text(messages)),
+        )
+
+    def pending_index(self) -> int:
+        """How many threads have messages whose text is not in the full-text index yet."""
+        return int(self.rows("SELECT COUNT(*) FROM threads WHERE indexed = 0")[0][0])
+
+    def index_pending(self, limit: int = 200) -> int:
+        """Put the text of up to ``limit`` threads stored by a sync into the full-text index (one transaction);
+        returns how many were indexed (0: none is left)."""
+        from pigeon.models import Message
+
+        pending = self.rows("SELECT rowid, id, subject, who FROM threads WHERE indexed = 0 LIMIT ?", (limit,))
+        if not pending:
+            return 0
+        texts: dict[str, list[str]] = {}
+        for r in self.rows(
+            "SELECT thread_id, data FROM messages WHERE thread_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY thread_id, position",
+            (json.dumps([p["id"] for p in pending]),),
+        ):
+            texts.setdefault(r["thread_id"], []).append(r["data"])
+        with self.transaction() as conn:
+            for p in pending:
+                messages = list(readable(Message, texts.get(p["id"], [])))
+                recipients = " ".join(r.raw_address or "" for m in messages for r in m.recipients)
+                conn.execute("DELETE FROM search WHERE rowid = ?", (p["rowid"],))
+                self._index(conn, p["rowid"], p["id"], p["subject"], p["who"], recipients, messages)
+                conn.execute("UPDATE threads SET indexed = 1 WHERE rowid = ?", (p["rowid"],))
+        return len(pending)
 
     def put_many(self, items: Iterable[tuple[Thread, Sequence[Message], str, str]]) -> int:
         """Load many threads with their messages in one transaction (a direct fill: imports, benchmarks).
@@ -146,35 +213,14 @@ class CacheStore(Database):
                     continue
                 last = _wire_time(thread.last_message_at)
                 total = thread.message_count or len(messages)
-                attachment = any(b.filename for m in messages for b in m.content_blocks)
                 conn.execute(
-                    "INSERT OR REPLACE INTO threads (id, inbox_id, subject, who, last_message_at, message_count, "
-                    "has_attachment, synced_upto, synced_count, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        thread.id,
-                        thread.inbox_id,
-                        thread.subject or "",
-                        who,
-                        last,
-                        total,
-                        int(attachment),
-                        last,
-                        -1 if unsettled(messages) else total,
-                        json.dumps(thread.to_wire()),
-                    ),
+                    "INSERT INTO threads (id, inbox_id, subject, last_message_at, message_count, data) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
+                    "subject = excluded.subject, last_message_at = excluded.last_message_at, "
+                    "message_count = excluded.message_count, data = excluded.data",
+                    (thread.id, thread.inbox_id, thread.subject or "", last, total, json.dumps(thread.to_wire())),
                 )
-                conn.executemany(
-                    "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
-                    [
-                        (m.id or f"{thread.id}:{n}", thread.id, n, json.dumps(m.to_wire()))
-                        for n, m in enumerate(messages)
-                    ],
-                )
-                conn.execute(
-                    "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                    (thread.id, thread.subject or "", who, recipients, index_text(messages)),
-                )
-                count += 1
+                count += self._put_fetched(conn, Fetched(thread.id, messages, who, recipients), index=True)
         return count
 
     def messages(self, thread_id: str) -> list[Message]:

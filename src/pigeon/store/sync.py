@@ -2,8 +2,10 @@
 
 The thread list is read whole (the service offers no "changed since"), each page stored as it arrives so its rows
 show at once; the messages of a thread are fetched again only when its ``last_message_at`` or ``message_count``
-moved, newest threads first, several requests in flight while the next page of threads loads. Store writes run in
-a thread, so an event loop (the app's) never waits on the disk.
+moved, newest threads first, several requests in flight (the client's throttle bounds them and backs off when the
+service is busy) while the next page of threads loads. Fetched threads are written in batches, one transaction
+each, by one writer while the fetches go on; their text goes into the search index after (:func:`index_stored`).
+Store writes run in a thread, so an event loop (the app's) never waits on the disk.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import MailStore
 
 if TYPE_CHECKING:
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 8  # requests in flight for messages (the reference service answers them in parallel)
 PAGE_SIZE = 100
+BATCH_MAX = 500  # threads written in one transaction at most (the writer takes what has arrived meanwhile)
+INDEX_BATCH = 200  # threads put into the search index in one transaction
 
 
 @dataclass(frozen=True)
@@ -66,9 +71,9 @@ def recipients_of(messages: list[Message]) -> str:
 async def fetch_thread(
     client: Any, store: MailStore, thread_id: str, skipped: list[str] | None = None
 ) -> AsyncIterator[tuple[list[Message], bool]]:
-    """A thread's messages from the service, page by page (what has arrived, and whether more follow), stored once
-    all have arrived: the one way both a sync and opening a thread fetch messages. A message that cannot be read
-    is left out (and named in ``skipped``, if given)."""
+    """A thread's messages from the service, page by page (what has arrived, and whether more follow), stored and
+    indexed once all have arrived (opening a thread the store lacks). A message that cannot be read is left out
+    (and named in ``skipped``, if given)."""
     loaded: list[Message] = []
     async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
         loaded += page.items
@@ -78,6 +83,23 @@ async def fetch_thread(
     await asyncio.to_thread(store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded))
 
 
+async def fetch_messages(client: Any, thread_id: str, skipped: list[str]) -> list[Message]:
+    """All messages of a thread, page by page; a message that cannot be read is left out and named in ``skipped``."""
+    loaded: list[Message] = []
+    async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
+        loaded += page.items
+        skipped += page.skipped
+    return loaded
+
+
+async def index_stored(store: MailStore) -> int:
+    """Put the text of the threads a sync stored into the search index, a batch at a time; returns how many."""
+    indexed = 0
+    while done := await asyncio.to_thread(store.index_pending, INDEX_BATCH):
+        indexed += done
+    return indexed
+
+
 async def sync(
     client: Any,
     store: MailStore,
@@ -85,7 +107,9 @@ async def sync(
     concurrency: int = DEFAULT_CONCURRENCY,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> SyncReport:
-    """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate."""
+    """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate.
+
+    The messages are stored when this returns; their text may still wait for :func:`index_stored`."""
     skipped: list[str] = []  # records that could not be read: left out, named in the report, the rest synced
     inboxes: list[Inbox] = []
     async for page in client.inboxes.iter_pages():
@@ -95,21 +119,39 @@ async def sync(
     threads: list[Thread] = []
     changed: list[str] = []
     gate = asyncio.Semaphore(concurrency)
-    done = 0
+    fetched: asyncio.Queue[Fetched | None] = asyncio.Queue()  # None: every fetch is over
+    written = 0
     total_messages = 0
     tasks: list[asyncio.Future[None]] = []
 
     async def fetch(thread_id: str) -> None:
-        nonlocal done, total_messages
-        fetched = 0
         async with gate:
-            async for loaded, _more in fetch_thread(client, store, thread_id, skipped):
-                fetched = len(loaded)
-        done += 1
-        total_messages += fetched
-        if on_progress is not None:
-            on_progress(done, len(changed))
+            loaded = await fetch_messages(client, thread_id, skipped)
+        fetched.put_nowait(Fetched(thread_id, loaded, who_of(loaded), recipients_of(loaded)))
 
+    async def write() -> None:
+        # One writer: whatever has arrived goes into the store in one transaction while the next fetches go on.
+        nonlocal written, total_messages
+        last = False
+        while not last:
+            batch: list[Fetched] = []
+            item = await fetched.get()
+            while item is not None:
+                batch.append(item)
+                if fetched.empty() or len(batch) >= BATCH_MAX:
+                    break
+                item = fetched.get_nowait()
+            last = item is None
+            if not batch:
+                continue
+            await asyncio.to_thread(store.put_fetched, batch, index=False)
+            written += len(batch)
+            total_messages += sum(len(f.messages) for f in batch)
+            if on_progress is not None:
+                on_progress(written, len(changed))
+
+    writer = asyncio.ensure_future(write())
+    fetches: asyncio.Future[list[None]] | None = None
     try:
         # Rows first: each page of the thread list is stored as it arrives (its rows can be shown at once), and
         # the messages of its changed threads are asked for at once, newest first, while the next page loads.
@@ -119,15 +161,24 @@ async def sync(
             fresh = await asyncio.to_thread(store.put_threads, page.items)
             changed += fresh
             if on_progress is not None and fresh:
-                on_progress(done, len(changed))
+                on_progress(written, len(changed))
             tasks += [asyncio.ensure_future(fetch(thread_id)) for thread_id in fresh]
-        await asyncio.gather(*tasks)
+        fetches = asyncio.gather(*tasks)
+        either: set[asyncio.Future[Any]] = {fetches, writer}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if writer.done():
+            writer.result()  # the writer failed (a full disk): its error, not a wait for the fetches
+        await fetches
+        fetched.put_nowait(None)
+        await writer
     except BaseException:
         # One thread failed (or the sync was cancelled): stop the others, so that none reports progress or writes
         # after the caller has been told the sync ended.
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        writer.cancel()
+        ending: list[asyncio.Future[Any]] = [*tasks, writer, *([fetches] if fetches is not None else [])]
+        await asyncio.gather(*ending, return_exceptions=True)
         raise
     return SyncReport(
         threads=len(threads),

@@ -1,0 +1,156 @@
+"""A sync writes what it fetched in batches, one transaction each, and indexes the text after; a store from before
+keeps its search."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pigeon.api import PigeonClient
+from pigeon.models import Message
+from pigeon.sqlite import Database
+from pigeon.store.cache import Fetched
+from pigeon.store.mailstore import SCHEMA_VERSION, MailStore
+from pigeon.store.schema import MIGRATIONS
+from pigeon.store.sync import index_stored, sync
+from tests.server.conftest import NOW, Service, make_service
+
+
+@pytest.fixture
+def service() -> Service:
+    return make_service()
+
+
+def client_of(service: Service, transport: httpx.AsyncBaseTransport | None = None) -> PigeonClient:
+    http = httpx.AsyncClient(transport=transport or httpx.ASGITransport(app=service.app))
+    return PigeonClient("http://s.test", service.alice.token, http_client=http)
+
+
+async def test_what_arrives_while_a_batch_is_written_goes_into_the_next_transaction(
+    tmp_path: Path, service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pigeon.store.sync as sync_module
+
+    summed = 0
+    all_fetched = threading.Event()
+    recipients_of = sync_module.recipients_of
+
+    def counted(messages: list[Message]) -> str:  # the last step of a fetch before it queues its thread
+        nonlocal summed
+        summed += 1
+        if summed == 25:
+            all_fetched.set()  # (the thread is queued in the same step of the loop, before the writer resumes)
+        return recipients_of(messages)
+
+    monkeypatch.setattr(sync_module, "recipients_of", counted)
+    store = MailStore(tmp_path / "s.sqlite3")
+    batches: list[int] = []
+    write = store.put_fetched
+
+    def first_write_slow(batch: Sequence[Fetched], *, index: bool) -> int:
+        if not batches:  # the first batch is written while all the other threads arrive
+            assert all_fetched.wait(10)
+        batches.append(len(batch))
+        return write(batch, index=index)
+
+    store.put_fetched = first_write_slow  # type: ignore[method-assign]
+    async with client_of(service) as client:
+        report = await sync(client, store)
+    assert len(batches) == 2  # what came while the first was written went into one more transaction
+    assert sum(batches) == 25
+    assert report.fetched == 25
+    assert report.messages == sum(len(store.messages(t)) for t in report.changed)
+
+
+def body_word(service: Service) -> str:
+    """A word of some message's plain text that no subject, sender or recipient holds."""
+    threads, _ = service.db.list_threads(service.alice.id, page_size=100, page_token=None)
+    heads = " ".join((t.subject or "") for t in threads).lower()
+    for thread in threads:
+        assert thread.id is not None
+        messages, _ = service.db.list_messages(
+            service.alice.id, thread.id, message_ids=None, page_size=100, page_token=None
+        )
+        for message in messages:
+            for block in message.content_blocks:
+                if (block.mime_type or "text/plain").startswith("text/plain"):
+                    for word in (block.content or "").split():
+                        if word.isalpha() and len(word) > 7 and word.lower() not in heads:
+                            return word
+    raise AssertionError("no body word in the demo mail")
+
+
+async def test_the_text_is_searchable_once_indexed_after_the_sync(tmp_path: Path, service: Service) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+    word = body_word(service)
+    async with client_of(service) as client:
+        await sync(client, store)
+    assert store.pending_index() == 25
+    assert store.count("all", word, now=NOW) == 0  # rows and messages stored; the words not yet
+    assert await index_stored(store) == 25
+    assert store.pending_index() == 0
+    assert store.count("all", word, now=NOW) >= 1
+    assert await index_stored(store) == 0
+
+
+async def test_a_thread_synced_again_has_one_row_in_the_index(tmp_path: Path, service: Service) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+    async with client_of(service) as client:
+        await sync(client, store)
+        await index_stored(store)
+        thread = store.list_threads("all", limit=1, now=NOW)[0]
+        service.add_message(service.alice, thread.id, content_blocks=[{"type": "TEXT", "content": "zanzibarish"}])
+        await sync(client, store)
+        await index_stored(store)
+    assert store.count("all", "zanzibarish", now=NOW) == 1
+    assert store.rows("SELECT COUNT(*) FROM search")[0][0] == 25
+
+
+async def test_a_store_from_before_keeps_its_search_and_replaces_rows_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = Database(path, MIGRATIONS[:2])  # the store as version 2 wrote it: index rows with rowids of their own
+    with old.transaction() as conn:
+        for n, name in enumerate(("alpha", "bravo")):
+            conn.execute(
+                "INSERT INTO threads (id, subject, last_message_at, message_count, data) VALUES (?, ?, ?, 1, '{}')",
+                (f"t{n}", f"{name} plans", f"2026-11-0{n + 1}T00:00:00.000000Z"),
+            )
+        conn.execute("INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES ('x', '', '', '', '')")
+        for n, name in enumerate(("alpha", "bravo")):
+            conn.execute(
+                "INSERT INTO search (thread_id, subject, sender, recipients, body) VALUES (?, ?, '', '', ?)",
+                (f"t{n}", f"{name} plans", f"{name}body"),
+            )
+    old.close()
+    store = MailStore(path)
+    assert store.schema_version == SCHEMA_VERSION
+    assert [t.id for t in store.list_threads("all", "bravobody", now=NOW)] == ["t1"]
+    assert store.pending_index() == 0
+    rows = {r["thread_id"]: r["rowid"] for r in store.rows("SELECT rowid, thread_id FROM search")}
+    ids = {r["id"]: r["rowid"] for r in store.rows("SELECT rowid, id FROM threads")}
+    assert rows == ids  # the orphan row is gone; each thread's row has its rowid
+    store.put_messages("t1", [], who="", recipients="")
+    assert store.list_threads("all", "bravobody", now=NOW) == []
+    assert store.rows("SELECT COUNT(*) FROM search")[0][0] == 2
+    store.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_a_failed_write_ends_the_sync_with_its_error(tmp_path: Path, service: Service) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+
+    def full_disk(batch: Sequence[Fetched], *, index: bool) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    store.put_fetched = full_disk  # type: ignore[method-assign]
+    async with client_of(service) as client:
+        with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+            await asyncio.wait_for(sync(client, store), 30)
+    assert store.count("all", now=NOW) == 25  # the rows stayed; their messages come with the next sync
