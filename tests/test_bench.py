@@ -120,3 +120,118 @@ def test_the_app_gets_only_the_environment_the_bench_gives_it(tmp_path: Path, mo
     names = {line.split("=", 1)[0] for line in out.read_text().splitlines() if "=" in line}
     assert "PYTHONDONTWRITEBYTECODE" not in names
     assert {"PIGEON_DATA_DIR", "PIGEON_CONFIG_DIR", "PIGEON_TOKEN", "TERM"} <= names
+
+
+# --- side by side: the pseudo-terminal harness and the Maildir export ---------------------------------------------
+
+
+def test_the_maildir_export_writes_every_message_as_mail_a_client_can_thread(
+    tiny: tuple[Path, str], tmp_path: Path
+) -> None:
+    import mailbox
+
+    from bench.maildir import export
+
+    path, _ = tiny
+    store_path = tmp_path / "store.sqlite3"
+    direct_fill(path, store_path)
+    store = MailStore(store_path)
+    threads = store.list_threads("all", limit=50)
+    stored = {m.id: m for t in threads for m in store.messages(t.id)}
+    assert export(store_path, tmp_path / "maildir") == len(stored)
+    box = mailbox.Maildir(tmp_path / "maildir" / "INBOX", create=False)
+    exported = {mail["Message-ID"].strip("<>").split("@")[0]: mail for mail in box}
+    assert exported.keys() == stored.keys()
+    for message_id, mail in exported.items():
+        message = stored[message_id]
+        assert mail["From"]
+        assert mail["Date"]
+        if message.parent_id:
+            assert mail["In-Reply-To"] == f"<{message.parent_id}@pigeon.example>"  # the same conversations
+        plain = next(part for part in mail.walk() if part.get_content_type() == "text/plain")
+        text = next((b.content for b in message.content_blocks if b.content and not b.filename), None)
+        if text and "html" not in (message.content_blocks[0].mime_type or ""):
+            assert text.split()[0] in plain.get_payload(decode=True).decode()
+    store.close()
+
+
+PROGRAM = """
+import os, sys, time, tty as terminal
+tty = os.open("/dev/tty", os.O_RDWR)  # (aerc does this: the pty must be the controlling terminal)
+terminal.setraw(tty)
+os.write(tty, b"\\x1b[c")  # asks for the device attributes, as a full-screen program does at start
+answer = b""
+while not answer.endswith(b"c"):
+    answer += os.read(tty, 1)
+os.write(tty, b"ready " + answer[1:].replace(b"\\x1b", b"ESC") + b"\\r\\n")
+key = os.read(tty, 1)
+os.write(tty, b"first part\\r\\n")
+time.sleep(0.2)
+os.write(tty, b"\\x1b[31mlast part of " + key + b"\\x1b[0m\\r\\n")
+time.sleep(30)
+"""
+
+
+def test_the_pty_harness_times_a_key_to_the_last_byte_of_what_it_draws(tmp_path: Path) -> None:
+    import sys
+
+    from bench.ptyharness import PtyProgram, showing
+
+    run = PtyProgram([sys.executable, "-c", PROGRAM], {"PATH": "/usr/bin:/bin"}, columns=60, rows=10)
+    try:
+        run.wait(showing("ready"), since=run.started)
+        assert "ready [?6c" in run.text()  # the emulated terminal answered the program's query
+        took = run.press(b"k", showing("last part of k"))
+        lines = run.lines()
+        assert "first part" in lines[1]
+        assert lines[2].startswith("last part of k")  # the colour codes were interpreted, not shown
+        assert took >= 0.2  # to the last byte the key caused, not the first
+    finally:
+        run.close()
+    assert run.process.poll() is not None
+
+
+def test_pigeon_runs_in_the_side_by_side_harness_and_goes_back_with_the_kitty_escape(
+    tiny: tuple[Path, str], tmp_path: Path
+) -> None:
+    from bench import side_by_side
+
+    path, _ = tiny
+    app = tmp_path / "app"
+    store = app / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(path, store)
+    home = tmp_path / "home"
+    home.mkdir()
+    program = side_by_side.pigeon(app, home)
+    figures = side_by_side.one_run(program, side_by_side.newest_subject(store), escapes=True)
+    assert set(figures) >= {"first_row", "open_newest", "back", "back_escape", "back_kitty_escape", "j", "rss_mib"}
+    assert all(value > 0 for value in figures.values())
+
+
+def test_pigeon_asks_the_terminal_for_the_kitty_keyboard_protocol(tiny: tuple[Path, str], tmp_path: Path) -> None:
+    from bench import side_by_side
+    from bench.ptyharness import PtyProgram, showing
+
+    path, _ = tiny
+    app = tmp_path / "app"
+    store = app / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(path, store)
+    home = tmp_path / "home"
+    home.mkdir()
+    program = side_by_side.pigeon(app, home)
+    subject = side_by_side.newest_subject(store)
+    run = PtyProgram(program.command, program.env)
+    try:
+        run.wait(showing(subject), since=run.started)
+        enhancement = run.raw.split(b"\x1b[>", 1)  # CSI > flags u: the kitty protocol's progressive enhancement
+        assert len(enhancement) == 2
+        assert b"u" in enhancement[1][:4]
+        list_keys = run.lines()[-1]  # the key bar: the focused pane's keys
+        run.press(b"\r")
+        assert run.lines()[-1] != list_keys  # the reader has the focus
+        run.press(side_by_side.KITTY_ESCAPE)
+        assert run.lines()[-1] == list_keys  # ESC as the kitty protocol sends it went back to the list
+    finally:
+        run.close()

@@ -10,6 +10,7 @@ import stat
 import sys
 from email import policy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,8 +146,17 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
             raise AssertionError("read from the store again")
 
         app.core.store.messages = no_store  # type: ignore[method-assign]  # enter shows what the preview read
+        shown_again: list[str] = []
+        show = reader.show
+
+        def counted_show(*args: Any, **kwargs: Any) -> None:
+            shown_again.append(args[0].id)
+            show(*args, **kwargs)
+
+        reader.show = counted_show  # type: ignore[method-assign]
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and not is_unread(app, thread_id))
+        assert shown_again == []  # the preview's layout stays: Enter moves the focus and marks the thread read
 
 
 # --- select all -------------------------------------------------------------------------------------------------

@@ -98,6 +98,14 @@ class Reading(MailList):
         "Loading…" shows only if they take longer than ``LOADING_DELAY`` (the service has them)."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
+        reader = self.query_one(Reader)
+        shown = reader.thread
+        if shown is not None and shown.id == thread_id and not reader.progress and reader.messages:
+            # The preview has it laid out already: Enter only moves the focus (one small frame) and marks it read.
+            reader.focus()
+            self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
+            self.read_neighbours()
+            return
         self.load_thread(thread_id, mark_read=True, focus=True)
 
     @work(exclusive=True, group="reader", exit_on_error=False, description="loading the thread")
