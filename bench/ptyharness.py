@@ -5,8 +5,8 @@ side in chunks of up to 64 KiB (one system call for a whole frame, never a byte 
 with ``time.perf_counter()`` as it arrives; the chunks are fed to a pyte screen only once the program is silent, so
 emulating a large frame (pyte takes milliseconds for one) never delays the reading of the next chunk. A key's time
 is from the write of its bytes to the stamp of the last chunk before the program falls silent (``still`` seconds
-without output), once the screen shows what the caller waits for. pyte answers the program's device-attribute and cursor-position queries,
-as a terminal would (a program that waits for them would otherwise stall).
+without output), once the screen shows what the caller waits for. pyte answers the program's device-attribute
+and cursor-position queries, as a terminal would (a program that waits for them would otherwise stall).
 """
 
 from __future__ import annotations
