@@ -56,10 +56,8 @@ class PtyProgram:
             preexec_fn=_controlling_terminal,
         )
         os.close(slave)
-        self.written = 0  # bytes the program wrote
         self.raw = bytearray()  # every byte, for checks of what was sent (kept small: programs are quit early)
         self.last_at = self.started  # when the newest chunk arrived
-        self.chunks: list[tuple[float, int]] = []  # (arrival, bytes) of each chunk, for a look at a frame's parts
         self._pending: list[tuple[float, bytes]] = []
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -89,12 +87,9 @@ class PtyProgram:
                 )  # fed to the emulator once the program is silent, never meanwhile
                 if _QUERY.search(chunk):  # ... unless it asks the terminal something and waits for the answer
                     self._feed()
-                self.written += len(chunk)
                 if len(self.raw) < 1 << 20:
                     self.raw += chunk
                 self.last_at = arrived
-                if len(self.chunks) < 100_000:
-                    self.chunks.append((arrived, len(chunk)))
                 self._changed.notify_all()
 
     def _feed(self) -> list[str]:
@@ -206,7 +201,3 @@ def _descendants(pid: int) -> list[int]:
 def showing(text: str) -> Screen:
     """The screen shows ``text`` on some line."""
     return lambda lines: any(text in line for line in lines)
-
-
-def not_showing(text: str) -> Screen:
-    return lambda lines: not any(text in line for line in lines)

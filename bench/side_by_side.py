@@ -23,7 +23,7 @@ import sqlite3
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +50,6 @@ class Program:
     command: list[str]
     env: dict[str, str]
     back: bytes
-    prepare: Callable[[], None] = lambda: None
 
 
 def base_env(home: Path) -> dict[str, str]:

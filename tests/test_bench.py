@@ -18,6 +18,7 @@ from bench.run import (
     report,
     sync_store,
 )
+from bench.side_by_side import Program
 from pigeon.store.mailstore import MailStore
 
 
@@ -191,9 +192,9 @@ def test_the_pty_harness_times_a_key_to_the_last_byte_of_what_it_draws(tmp_path:
     assert run.process.poll() is not None
 
 
-def test_pigeon_runs_in_the_side_by_side_harness_and_goes_back_with_the_kitty_escape(
-    tiny: tuple[Path, str], tmp_path: Path
-) -> None:
+@pytest.fixture
+def pigeon_side(tiny: tuple[Path, str], tmp_path: Path) -> tuple[Program, str]:
+    """Pigeon as the side-by-side bench runs it, on the tiny mailbox, and the newest thread's subject."""
     from bench import side_by_side
 
     path, _ = tiny
@@ -203,25 +204,25 @@ def test_pigeon_runs_in_the_side_by_side_harness_and_goes_back_with_the_kitty_es
     direct_fill(path, store)
     home = tmp_path / "home"
     home.mkdir()
-    program = side_by_side.pigeon(app, home)
-    figures = side_by_side.one_run(program, side_by_side.newest_subject(store), escapes=True)
+    return side_by_side.pigeon(app, home), side_by_side.newest_subject(store)
+
+
+def test_pigeon_runs_through_every_measure_of_the_side_by_side_bench(pigeon_side: tuple[Program, str]) -> None:
+    from bench import side_by_side
+
+    program, subject = pigeon_side
+    figures = side_by_side.one_run(program, subject, escapes=True)
     assert set(figures) >= {"first_row", "open_newest", "back", "back_escape", "back_kitty_escape", "j", "rss_mib"}
     assert all(value > 0 for value in figures.values())
 
 
-def test_pigeon_asks_the_terminal_for_the_kitty_keyboard_protocol(tiny: tuple[Path, str], tmp_path: Path) -> None:
+def test_pigeon_asks_for_the_kitty_keyboard_protocol_and_goes_back_on_its_escape(
+    pigeon_side: tuple[Program, str],
+) -> None:
     from bench import side_by_side
     from bench.ptyharness import PtyProgram, showing
 
-    path, _ = tiny
-    app = tmp_path / "app"
-    store = app / "store" / "default.sqlite3"
-    store.parent.mkdir(parents=True)
-    direct_fill(path, store)
-    home = tmp_path / "home"
-    home.mkdir()
-    program = side_by_side.pigeon(app, home)
-    subject = side_by_side.newest_subject(store)
+    program, subject = pigeon_side
     run = PtyProgram(program.command, program.env)
     try:
         run.wait(showing(subject), since=run.started)
