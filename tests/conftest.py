@@ -9,6 +9,7 @@ from typing import TypeVar
 import keyring
 import pytest
 
+from tests import respx_pigeon  # noqa: F401  (registers respx.mock(using="pigeon"))
 from tests.keyrings import MemoryKeyring, PlainFileKeyring
 
 

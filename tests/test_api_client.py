@@ -74,7 +74,7 @@ async def client(sleeps: Sleeps) -> AsyncIterator[PigeonClient]:
 
 @pytest.fixture
 def api() -> respx.MockRouter:
-    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+    with respx.mock(base_url=BASE, assert_all_called=False, using="pigeon") as router:
         yield router
 
 

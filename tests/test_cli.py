@@ -26,7 +26,7 @@ INBOX = {"id": "i1", "account_id": "a", "type": "EMAIL_INBOX", "status": "ACTIVE
 def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
     monkeypatch.setenv("PIGEON_TOKEN", TOKEN)
     monkeypatch.setenv("PIGEON_BASE_URL", BASE)
-    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+    with respx.mock(base_url=BASE, assert_all_called=False, using="pigeon") as router:
         yield router
 
 
@@ -225,7 +225,7 @@ def test_login_verifies_then_stores_in_the_keyring(
     memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
-    with respx.mock(base_url=BASE) as router:
+    with respx.mock(base_url=BASE, using="pigeon") as router:
         route = router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
         code, text = run("login", "--base-url", BASE, "--profile", "work", "--token-stdin")
     assert code == 0, text
@@ -251,7 +251,7 @@ def test_login_with_a_rejected_token_stores_nothing(
     memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
-    with respx.mock(base_url=BASE) as router:
+    with respx.mock(base_url=BASE, using="pigeon") as router:
         router.get("/v1/inboxes").respond(401, json={"detail": "Invalid token"})
         code, _ = run("login", "--base-url", BASE, "--token-stdin")
     assert code == 1
@@ -296,7 +296,7 @@ def test_login_asks_before_writing_the_token_to_a_plain_file(
     plain_file_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
-    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+    with respx.mock(base_url=BASE, assert_all_called=False, using="pigeon") as router:
         route = router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
         code, _ = run("login", "--base-url", BASE, "--token-stdin")
     assert code == 2
@@ -308,7 +308,7 @@ def test_login_asks_before_writing_the_token_to_a_plain_file(
     assert "Traceback" not in error
 
     monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))
-    with respx.mock(base_url=BASE) as router:
+    with respx.mock(base_url=BASE, using="pigeon") as router:
         router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
         code, text = run("login", "--base-url", BASE, "--token-stdin", "--plain-file-keyring")
     assert code == 0, text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -196,3 +197,19 @@ def test_any_unknown_enum_string_is_kept_as_it_is(value: str) -> None:
     message = Message.model_validate({"status": value, "recipients": [{"type": value}]})
     assert message.status == value
     assert message.recipients[0].type == value
+
+
+@pytest.mark.parametrize("subject", ["Lunch", "caf\u00e9 \U0001f600"])
+def test_wire_json_is_to_wire_as_text(subject: str) -> None:
+    message = Message.model_validate(
+        {"id": "m1", "thread_id": "t1", "subject": subject, "created_at": "2026-11-20T03:50:57.98Z", "extra": [1]}
+    )
+    assert json.loads(message.wire_json()) == message.to_wire()
+    assert Message.model_validate_json(message.wire_json()) == message
+
+
+def test_a_lone_surrogate_is_stored_as_a_replacement_character() -> None:
+    # JSON can escape one (a hostile service's "\ud800"); UTF-8 cannot hold it, and pydantic reads no JSON that has
+    # one: the store's text has U+FFFD there instead, and reads back.
+    message = Message.model_validate({"id": "m1", "thread_id": "t1", "subject": "lone \ud800 surrogate"})
+    assert Message.model_validate_json(message.wire_json()).subject == "lone \ufffd surrogate"

@@ -154,3 +154,16 @@ async def test_a_failed_write_ends_the_sync_with_its_error(tmp_path: Path, servi
         with pytest.raises(sqlite3.OperationalError, match="disk is full"):
             await asyncio.wait_for(sync(client, store), 30)
     assert store.count("all", now=NOW) == 25  # the rows stayed; their messages come with the next sync
+
+
+def test_a_message_with_a_lone_surrogate_is_stored_and_read_back(tmp_path: Path) -> None:
+    from pigeon.models import Thread
+
+    store = MailStore(tmp_path / "s.sqlite3")
+    thread = Thread.model_validate({"id": "t1", "inbox_id": "i1", "subject": "x", "last_message_at": NOW})
+    store.put_threads([thread])
+    hostile = Message.model_validate({"id": "m1", "thread_id": "t1", "subject": "a \ud800 b", "created_at": NOW})
+    plain = Message.model_validate({"id": "m2", "thread_id": "t1", "subject": "plain", "created_at": NOW})
+    store.put_messages("t1", [hostile, plain], who="", recipients="")
+    assert [m.subject for m in store.messages("t1")] == ["a \ufffd b", "plain"]
+    store.close()

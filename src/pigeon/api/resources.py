@@ -184,10 +184,12 @@ class Messages(_Resource):
         page_token: str | None = None,
     ) -> AsyncIterator[Page[Message]]:
         """Every page of the messages of a thread, from ``page_token`` (or the start) to the end."""
-        self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size)  # fail before any I/O
+        # Checked before any I/O, and once: each page adds only the service's page token, sent back as it came.
+        params = self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size).to_params()
 
         async def fetch(token: str | None) -> Page[Message]:
-            return await self.list(thread_id, message_ids=message_ids, page_size=page_size, page_token=token)
+            query = [*params, ("page_token", token)] if token else params
+            return await self._page("GET", "/v1/messages", Message, "messages", query)
 
         return walk_pages(fetch, what="messages", max_pages=self._client.max_pages, first_token=page_token)
 

@@ -3,6 +3,7 @@ kept and serialised back, enums open, date-times as aware UTC datetimes."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -59,6 +60,16 @@ class Resource(BaseModel):
     def to_wire(self) -> dict[str, Any]:
         """The JSON object for this resource: the fields that were set, unknown ones included."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+    def wire_json(self) -> str:
+        """:meth:`to_wire` as JSON text, written by pydantic's serialiser (a third of the time of ``json.dumps`` of
+        :meth:`to_wire`: a first sync writes every message once). A lone surrogate the service sent (JSON can carry
+        one, UTF-8 cannot, and pydantic reads no JSON that has one) becomes U+FFFD, so the text can be read back."""
+        try:
+            return self.model_dump_json(exclude_unset=True)
+        except ValueError:  # (pydantic_core's PydanticSerializationError)
+            text = json.dumps(self.to_wire(), ensure_ascii=False)
+            return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class ContactEmail(Resource):

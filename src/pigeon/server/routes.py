@@ -52,7 +52,7 @@ def make_router(
     router = APIRouter()
     bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <token>")
 
-    def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
+    async def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
         challenge = {"WWW-Authenticate": "Bearer"}
         if credentials is None or not credentials.credentials:
             raise ProblemError(401, "Unauthorized", "Send Authorization: Bearer <token>", headers=challenge)

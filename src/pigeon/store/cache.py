@@ -79,7 +79,7 @@ class CacheStore(Database):
             conn.execute("DELETE FROM inboxes")
             conn.executemany(
                 "INSERT INTO inboxes (id, position, data) VALUES (?, ?, ?)",
-                [(i.id, n, json.dumps(i.to_wire())) for n, i in enumerate(inboxes)],
+                [(i.id, n, i.wire_json()) for n, i in enumerate(inboxes)],
             )
 
     def inboxes(self) -> list[Inbox]:
@@ -108,7 +108,7 @@ class CacheStore(Database):
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
                     "subject = excluded.subject, last_message_at = excluded.last_message_at, "
                     "message_count = excluded.message_count, data = excluded.data",
-                    (thread.id, thread.inbox_id, thread.subject or "", last, count, json.dumps(thread.to_wire())),
+                    (thread.id, thread.inbox_id, thread.subject or "", last, count, thread.wire_json()),
                 )
                 if known.get(thread.id) != (last, count):
                     changed.append(thread.id)
@@ -139,12 +139,12 @@ class CacheStore(Database):
         conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
         conn.executemany(
             "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
-            [(m.id or f"{thread_id}:{n}", thread_id, n, json.dumps(m.to_wire())) for n, m in enumerate(messages)],
+            [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
         contacts = {c.id: c for m in messages if m.sender and (c := m.sender.contact) is not None and c.id}
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-            [(c.id, c.name, json.dumps(c.to_wire())) for c in contacts.values()],
+            [(c.id, c.name, c.wire_json()) for c in contacts.values()],
         )
         attachment = any(b.filename for m in messages for b in m.content_blocks)
         synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
@@ -218,7 +218,7 @@ class CacheStore(Database):
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
                     "subject = excluded.subject, last_message_at = excluded.last_message_at, "
                     "message_count = excluded.message_count, data = excluded.data",
-                    (thread.id, thread.inbox_id, thread.subject or "", last, total, json.dumps(thread.to_wire())),
+                    (thread.id, thread.inbox_id, thread.subject or "", last, total, thread.wire_json()),
                 )
                 count += self._put_fetched(conn, Fetched(thread.id, messages, who, recipients), index=True)
         return count
@@ -236,7 +236,7 @@ class CacheStore(Database):
         with self.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-                (contact.id, contact.name, json.dumps(contact.to_wire())),
+                (contact.id, contact.name, contact.wire_json()),
             )
 
     def contacts(self) -> list[Contact]:
