@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from pigeon.models import ListMessagesResponse, ListThreadsResponse
 from pigeon.server.db import Database
@@ -116,3 +117,30 @@ def test_a_memory_database_still_reads_through_its_one_connection() -> None:
     worker.join()
     assert len(found[0][0]) == 2
     db.close()
+
+
+def test_a_token_found_is_remembered_one_not_found_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pigeon.server.db as db_module
+
+    db = Database()
+    account = db.ensure_account("alice")
+    token = db.create_token(account)
+    looked_up: list[str] = []
+    row = db.row
+
+    def counted(sql: str, params: object = ()) -> object:
+        looked_up.append(sql)
+        return row(sql, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(db, "row", counted)
+    clock = [1000.0]
+    monkeypatch.setattr(db_module, "monotonic", lambda: clock[0])
+    assert db.account_for_token(token) == account
+    assert db.account_for_token(token) == account
+    assert len(looked_up) == 1  # the second request did not ask the database
+    assert db.account_for_token("not-a-token") is None
+    assert db.account_for_token("not-a-token") is None
+    assert len(looked_up) == 3  # (a token created later must work at once)
+    clock[0] += db_module.TOKEN_MEMORY + 1
+    assert db.account_for_token(token) == account
+    assert len(looked_up) == 4  # asked again once the memory is old
