@@ -238,25 +238,10 @@ class PigeonClient:
         body: dict[str, Any] | None,
         headers: dict[str, str],
     ) -> httpx.Response:
+        timeout = {"timeout": self.timeout.as_dict()}
+        request = httpx.Request(method, url, params=tuple(params or ()), json=body, headers=headers, extensions=timeout)
         if self._direct is None:
-            return await self._http.request(
-                method,
-                url,
-                params=list(params) if params else None,
-                json=body,
-                headers=headers,
-                auth=self._auth,
-                timeout=self.timeout,
-                follow_redirects=False,
-            )
-        request = httpx.Request(
-            method,
-            url,
-            params=list(params) if params else None,
-            json=body,
-            headers=headers,
-            extensions={"timeout": self.timeout.as_dict()},
-        )
+            return await self._http.send(request, auth=self._auth, follow_redirects=False)
         response = await self._direct.handle_async_request(self._auth.apply(request))
         await response.aread()
         return response

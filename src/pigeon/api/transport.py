@@ -89,11 +89,12 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         try:
             connection = self._take(origin)
             try:
-                return await self._exchange(connection or await self._connect(origin, timeouts), request, body, origin)
+                connection = connection or await self._connect(origin, timeouts)
+                return await self._exchange(connection, request, body, origin, timeouts)
             except _StaleConnection:
                 if request.method not in IDEMPOTENT:
                     raise httpx.RemoteProtocolError("the service closed the connection before answering") from None
-                return await self._exchange(await self._connect(origin, timeouts), request, body, origin)
+                return await self._exchange(await self._connect(origin, timeouts), request, body, origin, timeouts)
         finally:
             self._slots.release()
 
@@ -120,17 +121,13 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         return _Connection(reader, writer)
 
     async def _exchange(
-        self, connection: _Connection, request: httpx.Request, body: bytes, origin: Origin
+        self, connection: _Connection, request: httpx.Request, body: bytes, origin: Origin, timeouts: dict[str, Any]
     ) -> httpx.Response:
-        done = False
         try:
-            response = await self._send_and_read(
-                connection, request, body, timeouts=request.extensions.get("timeout", {})
-            )
-            done = True
-        finally:
-            if not done:
-                connection.close()  # an answer that did not end cleanly leaves the connection in no known state
+            response = await self._send_and_read(connection, request, body, timeouts)
+        except BaseException:
+            connection.close()  # an answer that did not end cleanly leaves the connection in no known state
+            raise
         if connection.http.our_state is h11.DONE and connection.http.their_state is h11.DONE and not self._closed:
             connection.http.start_next_cycle()
             self._idle.setdefault(origin, []).append(connection)
@@ -139,7 +136,7 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         return response
 
     async def _send_and_read(
-        self, connection: _Connection, request: httpx.Request, body: bytes, *, timeouts: dict[str, Any]
+        self, connection: _Connection, request: httpx.Request, body: bytes, timeouts: dict[str, Any]
     ) -> httpx.Response:
         http = connection.http
         target = request.url.raw_path

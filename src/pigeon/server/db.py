@@ -148,12 +148,18 @@ class Database(MailWriter, WebhookRows):
             last_at, last_id = decode_cursor(page_token, "threads", account_id, 2)
             sql += " AND (last_message_at < ? OR (last_message_at = ? AND id < ?))"
             params += [last_at, last_at, last_id]
-        sql += " ORDER BY last_message_at DESC, id DESC LIMIT ?"
-        rows = self.rows(sql, [*params, page_size + 1])
+        sql += " ORDER BY last_message_at DESC, id DESC"
+        return self._page_rows(sql, params, page_size, ("threads", account_id), ("last_message_at", "id"))
+
+    def _page_rows(
+        self, sql: str, params: list[Any], page_size: int, scope: tuple[str, str], keys: tuple[str, str]
+    ) -> tuple[list[sqlite3.Row], str]:
+        """One page of an ordered query (one row more is read to know whether another page follows) and the next
+        page's token: the last row's ``keys`` (``""`` on the last page)."""
+        rows = self.rows(sql + " LIMIT ?", [*params, page_size + 1])
         more = len(rows) > page_size
         rows = rows[:page_size]
-        token = encode_cursor("threads", account_id, rows[-1]["last_message_at"], rows[-1]["id"]) if more else ""
-        return rows, token
+        return rows, encode_cursor(*scope, *(rows[-1][key] for key in keys)) if more else ""
 
     def list_threads(self, account_id: str, *, page_size: int, page_token: str | None) -> tuple[list[Thread], str]:
         """Threads by latest activity, newest first; the token is ``""`` on the last page."""
@@ -188,12 +194,8 @@ class Database(MailWriter, WebhookRows):
             last_at, last_seq = decode_cursor(page_token, "messages", thread_id, 2)
             sql += " AND (created_at > ? OR (created_at = ? AND seq > ?))"
             params += [last_at, last_at, last_seq]
-        sql += " ORDER BY created_at, seq LIMIT ?"
-        rows = self.rows(sql, [*params, page_size + 1])
-        more = len(rows) > page_size
-        rows = rows[:page_size]
-        token = encode_cursor("messages", thread_id, rows[-1]["created_at"], rows[-1]["seq"]) if more else ""
-        return rows, token
+        sql += " ORDER BY created_at, seq"
+        return self._page_rows(sql, params, page_size, ("messages", thread_id), ("created_at", "seq"))
 
     def list_messages(
         self,
