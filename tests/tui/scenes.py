@@ -216,7 +216,13 @@ async def triaged(pilot: Pilot) -> None:
     screen.show_threads()
     await settle(pilot)
     await pilot.press("j", "x", "shift+down", "shift+down")
-    await settle(pilot)
+    threads_list, reader = screen.query_one(ThreadList), screen.query_one(Reader)
+
+    def previewed() -> bool:  # the cursor rests on the last thread selected: the reader shows it
+        current = threads_list.current
+        return current is not None and reader.thread is not None and reader.thread.id == current.id
+
+    await settle(pilot, previewed)
 
 
 @dataclass(frozen=True)

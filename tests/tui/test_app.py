@@ -552,5 +552,5 @@ async def test_the_lists_title_names_the_view_it_shows(service: Service) -> None
         threads = await loaded(pilot, app)
         assert "Threads · Inbox" in screen_text(app)
         await pilot.press("5")
-        await settle(pilot, app, lambda: str(threads.border_title) == "Threads · Done")
+        await settle(pilot, app, lambda: threads.title.plain == "Threads · Done")
         assert "Threads · Done" in screen_text(app)

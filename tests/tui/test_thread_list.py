@@ -188,7 +188,10 @@ async def test_keeping_the_cursor_on_a_thread_reads_the_rows_near_it_not_the_lis
         gone = CountingSource(100_000)
         threads.set_source(gone, keep="t999999")  # not in the list (done): the cursor stays where it is
         assert threads.cursor == 4997
-        assert len(gone.asked) <= 2 * 50 + 1
+        # Asked: the rows within 50 of the cursor (the search for the thread), and the rows on screen (compared
+        # with those shown before, so that only changed lines are drawn again): none further away.
+        on_screen = set(range(int(threads.scroll_offset.y), int(threads.scroll_offset.y) + threads.size.height))
+        assert gone.asked <= set(range(4997 - 50, 4997 + 51)) | on_screen
 
 
 class LocatingSource(CountingSource):
@@ -209,3 +212,53 @@ async def test_a_thread_far_from_the_cursor_is_found_by_asking_the_source() -> N
         threads.set_source(resorted, keep="t70000")
         assert threads.cursor == 70_000
         assert len(resorted.asked) <= 2 * 50 + 1
+
+
+class ChangedSource(CountingSource):
+    """The same rows as :class:`CountingSource`, one of them read (as after opening it)."""
+
+    def __init__(self, size: int, read: int) -> None:
+        super().__init__(size)
+        self.read = read
+
+    def row(self, index: int) -> ThreadRow:
+        row = super().row(index)
+        return ThreadRow(row.id, row.who, row.subject, row.when, row.count, unread=index != self.read)
+
+
+async def test_a_new_list_with_one_changed_row_draws_that_line_alone() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(CountingList)
+        threads.set_source(ChangedSource(1000, read=-1))
+        await pilot.pause()
+        threads.drawn.clear()
+        threads.set_source(ChangedSource(1000, read=3))  # the store's new list after thread 3 was marked read
+        await pilot.pause()
+        assert sorted(set(threads.drawn)) == [3]
+        threads.drawn.clear()
+        threads.set_source(ChangedSource(1000, read=3))  # nothing changed: nothing drawn
+        await pilot.pause()
+        assert threads.drawn == []
+        threads.set_source(ChangedSource(900, read=3))  # fewer threads: the scrollbar changes, all is drawn
+        await pilot.pause()
+        assert len(set(threads.drawn)) == threads.size.height
+
+
+async def test_a_row_whose_age_changed_is_drawn_again() -> None:
+    now = [NOW]
+    app = ListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(ThreadList)
+        threads._clock = lambda: now[0]
+        threads.set_source(CountingSource(10))
+        await pilot.pause()
+        assert "now" in threads.render_line(0).text
+        drawn: list[int] = []
+        original = threads.render_line
+        threads.render_line = lambda y: (drawn.append(y), original(y))[1]  # type: ignore[method-assign]
+        now[0] = NOW + timedelta(hours=2)
+        threads._now_at = None  # (the age is read once a second: this test does not wait a second)
+        threads.set_source(CountingSource(10))  # the same rows, two hours on: every age on screen changed
+        await pilot.pause()
+        assert sorted(set(drawn)) == list(range(10))

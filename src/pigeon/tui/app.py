@@ -82,7 +82,20 @@ class PigeonApp(ReportsFailures, App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseEvent):  # a key, a click, a scroll of the wheel
             self.collector.input()
+            if isinstance(event, events.Key) and await self._bound_key(event):
+                return
         await super().on_event(event)
+
+    async def _bound_key(self, event: events.Key) -> bool:
+        """Run the binding of a key pressed on a widget whose keys are all bindings (``KEYS_ARE_BINDINGS``: the
+        thread list, the reader) at once. Textual would first hand the key to the widget and bubble it up through
+        each container, one message queue at a time, to reach the same bindings (measured at a pseudo-terminal:
+        about 0.8 ms of a 5 ms ``j``). Priority bindings still come first; a key no binding takes goes the usual
+        way."""
+        focused = self.focused
+        if not getattr(focused, "KEYS_ARE_BINDINGS", False) or self.screen.maximized is not None:
+            return False
+        return await self._check_bindings(event.key, priority=True) or await self._check_bindings(event.key)
 
     def get_default_screen(self) -> Screen[Any]:
         """The first screen: the mail, or the login screen without a token. It is the bottom of the stack itself:

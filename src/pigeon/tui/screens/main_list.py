@@ -45,7 +45,7 @@ class MailList(Screen[None]):
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
         on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
         worker (in a big mailbox its first letters match most of it)."""
-        self.query_one(ThreadList).border_title = Content(f"Threads · {self.place_name()}")
+        self.query_one(ThreadList).title = f"Threads · {self.place_name()}"
         box = self.query_one("#filter", Input)
         try:
             query = parse_query(self.filter_text)

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import safe_line
+from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from pigeon.models import Inbox
@@ -63,7 +64,7 @@ def view_label(view: str) -> str:
     return VIEW_LABELS.get(view) or clean_line("#" + view.removeprefix("label:"))
 
 
-class InboxList(OptionList):
+class InboxList(OptionList, Pane):
     """Views (``view:<name>``) and inboxes (``inbox:<id>``), each with its count."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -55,6 +55,7 @@ class KeyBar(Widget, can_focus=False):
         self._spans: list[tuple[int, int, KeyHint]] = []
         self._version = 0  # bumped when the keys or the look may have changed
         self._drawn: tuple[tuple[int, int], Text] | None = None
+        self._hints: tuple[list[KeyHint], KeyHint | None] | None = None
 
     def on_mount(self) -> None:
         # The screen's signal covers bindings that change in place; focus moves are watched as well, since the
@@ -71,8 +72,13 @@ class KeyBar(Widget, can_focus=False):
             self._changed()
 
     def _changed(self) -> None:
-        self._version += 1
-        self.refresh()
+        """The keys may have changed: a focus move says so twice (the move, then Textual's bindings signal a frame
+        later), and the bar is drawn again only if what it shows did change."""
+        shown = self.hints()
+        if shown != self._hints:
+            self._hints = shown
+            self._version += 1
+            self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -110,7 +116,7 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         separator = self.get_component_rich_style("key-bar--separator")
-        shown, palette = self.hints()
+        shown, palette = self._hints if self._hints is not None else self.hints()
         text = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, KeyHint]] = []
 

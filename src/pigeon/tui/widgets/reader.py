@@ -35,6 +35,7 @@ from pigeon.tui.render import (
     split_quotes,
     thread_depths,
 )
+from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, ContentBlock, Message, Thread
@@ -191,8 +192,10 @@ class ThreadView:
         return out
 
 
-class Reader(VerticalScroll, can_focus=True):
+class Reader(VerticalScroll, Pane, can_focus=True):
     """The messages of one thread."""
+
+    KEYS_ARE_BINDINGS: ClassVar[bool] = True  # no key handler of its own: the App runs its bindings at once
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "scroll_down", "Scroll down", id="reader.down", show=False),

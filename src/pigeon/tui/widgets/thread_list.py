@@ -26,6 +26,7 @@ from textual.strip import Strip
 from pigeon.core.listing import ThreadRow
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import relative_time
+from pigeon.tui.widgets.pane import Pane
 
 
 class RowSource(Protocol):
@@ -56,8 +57,10 @@ GG_WINDOW = 1.0
 KEEP_SEARCH = 50  # rows either side of the cursor where a kept thread is looked for before asking the source
 
 
-class ThreadList(ScrollView, can_focus=True):
+class ThreadList(ScrollView, Pane, can_focus=True):
     """The list of threads."""
+
+    KEYS_ARE_BINDINGS: ClassVar[bool] = True  # no key handler of its own: the App runs its bindings at once
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "thread-list--cursor",
@@ -109,7 +112,9 @@ class ThreadList(ScrollView, can_focus=True):
         self.source: RowSource = EmptySource()
         self._clock = clock
         self._cache: LRUCache[tuple[ThreadRow, str, int, Style | None], Strip] = LRUCache(1024)
-        self._look: tuple[Style, ...] = ()
+        self._look: tuple[Style, ...] = ()  # the base and the rows' styles, as of the last style update
+        self._now_at: tuple[int, datetime] | None = None
+        self._drawn: dict[int, tuple[ThreadRow, str]] = {}  # what each line on screen was last drawn from
         self._g_pressed_at = 0.0
 
     # --- data ------------------------------------------------------------------------------------------------
@@ -117,15 +122,25 @@ class ThreadList(ScrollView, can_focus=True):
     def set_source(self, source: RowSource, *, keep: str | None = None, cursor: int | None = None) -> None:
         """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it (or put it at
         ``cursor``, found beforehand with :meth:`find`). Rows are cached by what they show, so a row that did not
-        change is not drawn again."""
+        change is not drawn again, and when the list did not move, only the lines whose row changed are sent to the
+        terminal (marking a thread read changes one line, not the 40 on screen)."""
+        top, size = int(self.scroll_offset.y), len(self.source)
         self.source = source
-        self.virtual_size = Size(self._row_width, len(source))
+        if len(source) != size or not self.virtual_size.width:  # (set again, it lays the screen out again)
+            self.virtual_size = Size(self._row_width, len(source))
         index = self.cursor if cursor is None else cursor
         if keep is not None and cursor is None:
             found = self.find(source, keep, near=self.cursor)
             index = found if found is not None else index
         self.cursor = max(0, min(index, len(source) - 1))
-        self.refresh()
+        if int(self.scroll_offset.y) != top or len(source) != size or not self._drawn:
+            self.refresh()
+            return
+        width, now = self.size.width, self._now()
+        for y in range(min(self.size.height, len(source) - top)):
+            row = source.row(top + y)
+            if self._drawn.get(y) != (row, relative_time(row.when, now)):
+                self.refresh(Region(0, y, width, 1))
 
     @staticmethod
     def find(source: RowSource, thread_id: str, *, near: int) -> int | None:
@@ -164,7 +179,7 @@ class ThreadList(ScrollView, can_focus=True):
         self._scroll_cursor_into_view()
         if int(self.scroll_offset.y) == top:  # no scroll: only the two rows whose look changed
             width = self.size.width
-            for index in (old, value):
+            for index in {old, value} if old != value else ():  # (a new list draws its own changed lines)
                 if top <= index < top + self.size.height:
                     self.refresh(Region(0, index - top, width, 1))
         else:
@@ -248,18 +263,25 @@ class ThreadList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_offset.y) + y
         width = self._row_width
-        base = self.rich_style
         if index >= len(self.source) or width <= 0:
-            return Strip.blank(width, base)
+            return Strip.blank(width, self._look[0] if self._look else self.rich_style)
         cursor = self.get_component_rich_style("thread-list--cursor") if index == self.cursor else None
         row = self.source.row(index)
-        when = relative_time(row.when, self._clock() if self._clock else datetime.now().astimezone())
+        when = relative_time(row.when, self._now())
+        self._drawn[y] = (row, when)
         key = (row, when, width, cursor)  # what the row shows: its data, its age as shown, the cursor's look
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(row, when, width, cursor)
             self._cache[key] = strip
         return strip
+
+    def _now(self) -> datetime:
+        """The time the rows' ages are counted from, read once a second (not once a row: a repaint draws 40)."""
+        tick = int(time.monotonic())
+        if self._now_at is None or self._now_at[0] != tick:
+            self._now_at = (tick, self._clock() if self._clock else datetime.now().astimezone())
+        return self._now_at[1]
 
     def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
         base = self.rich_style

@@ -1,0 +1,48 @@
+"""A pane of the mail screen (sidebar, thread list, reader): a border title in the accent colour while it has the
+focus.
+
+The stylesheet could say so (``:focus { border-title-color: $accent }``), but Textual repaints every child of a
+widget whose colour rule changes: the reader's whole thread was laid out again each time it took or lost the focus,
+most of the time an Enter on a previewed thread took (measured at a pseudo-terminal, issue 16). The title's colour
+is part of its content here instead; the border's colour stays in the stylesheet (a border repaints the pane
+alone).
+
+A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`).
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+
+FOCUSED_TITLE = "$accent"
+
+
+class Pane(Widget):
+    _title = Content("")
+
+    @property
+    def title(self) -> Content:
+        """The pane's title, as set (without the focus's colour)."""
+        return self._title
+
+    @title.setter
+    def title(self, title: str | Content) -> None:
+        self._title = Content(title) if isinstance(title, str) else title
+        self._show_title()
+
+    def _show_title(self) -> None:
+        title = self._title.stylize(FOCUSED_TITLE) if self.has_focus else self._title
+        if title.plain != self.border_title or title.spans != getattr(self._border_title, "spans", None):
+            self.border_title = title
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        super().watch_has_focus(has_focus)  # (Textual restyles the widget)
+        self._show_title()
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """Textual styles a new scrollbar from the stylesheet only when its widget is next restyled: that was the
+        first focus move (opening the first thread), which then laid the whole screen out again, 20-30 ms more.
+        A scrollbar that appears is styled once the frame showing it is out."""
+        if shown:
+            self.call_after_refresh(self.update_node_styles, False)

@@ -1,0 +1,216 @@
+"""What lies between a key and its frame (issue 16): the compositor that draws only the changed lines, the App
+running a pane's bindings at once, a focus move shown in one frame, the panes' titles and the key bar."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from unittest.mock import patch
+
+from textual import events
+from textual._compositor import ChopsUpdate, Compositor
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from pigeon.tui.compositor import LineCompositor
+from pigeon.tui.screens.main import FOCUS_FRAME_WAIT, MainScreen
+from pigeon.tui.widgets.inbox_list import InboxList
+from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.tui.scenes import SIZE, mail_loaded, scene_app, settle
+
+
+async def until(pilot: Pilot, holds, within: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    """Wait for a state (no fixed sleep): ``AssertionError`` if it does not come within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while not holds():
+        assert time.monotonic() < deadline, "the state never came"
+        await pilot.pause()
+        await asyncio.sleep(0.005)
+
+
+def update_text(compositor: Compositor, regions: list[Region], renders: object) -> str:
+    """What a partial update of ``regions`` writes to the terminal, with ``renders`` as the compositor's way of
+    asking widgets for their lines."""
+    crop = Region.from_union(regions).intersection(compositor.size.region)
+    spans = list(compositor._regions_to_spans(regions))
+    lines = {y for y, _, _ in spans}
+    with patch.object(LineCompositor, "_get_renders", renders):
+        chops = compositor._render_chops(crop, lines.__contains__)
+    update = ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts])
+    return update.render_segments(compositor.root.app.console)  # type: ignore[union-attr]
+
+
+async def test_a_partial_update_writes_what_textuals_own_compositor_writes() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen = app.screen
+        compositor = screen._compositor
+        assert isinstance(compositor, LineCompositor)
+        threads, reader, bar = screen.query_one(ThreadList), screen.query_one(Reader), screen.query_one(KeyBar)
+        list_box, reader_box = threads.content_region, reader.region
+        cases = [
+            [
+                Region(list_box.x, list_box.y + 1, list_box.width, 1),
+                Region(list_box.x, list_box.y + 2, list_box.width, 1),
+            ],
+            [
+                Region(list_box.x, list_box.y + 1, list_box.width, 1),
+                Region(list_box.x, list_box.y + 30, list_box.width, 1),
+            ],
+            [reader_box],  # a whole pane (a focus move)
+            [bar.region, reader_box],  # the key bar and the reader: lines far apart
+            [Region(0, 5, SIZE[0], 3)],  # across the sidebar, the list and the reader
+            [Region(list_box.right - 3, 10, 8, 2)],  # across the list's edge, its scrollbar and the reader's
+        ]
+        for regions in cases:
+            ours = update_text(compositor, regions, LineCompositor._get_renders)
+            textuals = update_text(compositor, regions, Compositor._get_renders)
+            assert ours, regions
+            assert ours == textuals, regions
+
+
+async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen = app.screen
+        asked: list[tuple[str, Region]] = []
+        original = Widget.render_lines
+
+        def render_lines(widget: Widget, crop: Region):  # type: ignore[no-untyped-def]
+            asked.append((type(widget).__name__, crop))
+            return original(widget, crop)
+
+        threads = screen.query_one(ThreadList)
+        box = threads.scrollable_content_region  # (without its scrollbar)
+        with patch.object(Widget, "render_lines", render_lines):
+            update_text(screen._compositor, [Region(box.x, box.y + 3, box.width, 1)], LineCompositor._get_renders)
+        assert [name for name, _ in asked] == ["ThreadList"]  # nothing behind it, not the sidebar or the reader
+        assert asked[0][1].height == 1
+
+
+async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        threads = app.screen.query_one(ThreadList)
+        assert app.focused is threads
+        handed: list[str] = []
+        original = threads.post_message
+
+        def post(message):  # type: ignore[no-untyped-def]
+            if isinstance(message, events.Key):
+                handed.append(message.key)
+            return original(message)
+
+        with patch.object(threads, "post_message", post):
+            await pilot.press("j")
+            assert threads.cursor == 1
+            await pilot.press("e")  # a screen's binding (done), from the list: run at once as well
+            await settle(pilot)
+            assert handed == []
+            await pilot.press("ctrl+t")  # bound nowhere: the list gets the key, as Textual hands it on
+            await pilot.pause()
+            assert handed == ["ctrl+t"]
+        assert "Done 1" in str(app.screen.query_one(InboxList).get_option_at_index(4).prompt)
+
+
+async def test_a_priority_binding_comes_first_on_the_list() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        await pilot.press("slash", "b", "u", "d")  # / is a priority binding: the letters after it are the search's
+        await settle(pilot)
+        assert app.screen.query_one("#filter").value == "bud"  # type: ignore[attr-defined]
+
+
+async def test_a_focus_move_is_shown_in_one_frame() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
+        await settle(pilot)
+        frames: list[set[str]] = []
+        original = screen._compositor_refresh
+
+        def refresh() -> None:
+            frames.append({type(widget).__name__ for widget in screen._dirty_widgets})
+            original()
+
+        with patch.object(screen, "_compositor_refresh", refresh):
+            screen.set_focus(reader)
+            assert app._batch_count == 1  # no frame until both widgets have their new look
+            await until(pilot, lambda: app._batch_count == 0 and reader.has_focus and not threads.has_focus)
+            await pilot.pause()
+        assert len(frames) == 1
+        assert {"Reader", "ThreadList", "KeyBar", "ScrollBar"} <= frames[0]
+
+
+async def test_a_focus_frame_does_not_wait_for_a_widget_that_never_answers() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        started = time.monotonic()
+        screen._one_frame([Widget()])  # never mounted: it handles nothing
+        assert app._batch_count == 1
+        await until(pilot, lambda: app._batch_count == 0)
+        assert time.monotonic() - started >= FOCUS_FRAME_WAIT
+
+
+async def test_the_focused_panes_title_takes_the_accent() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        threads, reader = app.screen.query_one(ThreadList), app.screen.query_one(Reader)
+
+        def accented(widget: ThreadList | Reader) -> bool:
+            title = widget._border_title
+            return title is not None and any("$accent" in str(span.style) for span in title.spans)
+
+        assert accented(threads)
+        assert not accented(reader)
+        await pilot.press("enter")
+        await until(pilot, lambda: reader.has_focus)
+        assert accented(reader)
+        assert not accented(threads)
+        assert threads.title.plain == "Threads · Inbox"
+        assert reader.title.plain == "Message"
+
+
+async def test_the_first_focus_move_lays_nothing_out() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen = app.screen
+        await settle(pilot)
+        layouts: list[bool] = []
+        original = screen._refresh_layout
+
+        def layout(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            layouts.append(True)
+            original(*args, **kwargs)
+
+        with patch.object(screen, "_refresh_layout", layout):
+            screen.set_focus(screen.query_one(Reader))  # the scrollbars were styled when they appeared
+            await until(pilot, lambda: app._batch_count == 0)
+            await pilot.pause()
+        assert layouts == []
+
+
+async def test_the_key_bar_is_drawn_again_only_when_its_keys_change() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        bar = app.screen.query_one(KeyBar)
+        version = bar._version
+        bar._changed()  # Textual's bindings signal, the keys as they were
+        assert bar._version == version
+        app.screen.set_focus(app.screen.query_one(Reader))  # the reader's keys
+        await until(pilot, lambda: bar._version > version)
+        assert "Back" in bar.render().plain
