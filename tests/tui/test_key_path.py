@@ -213,4 +213,33 @@ async def test_the_key_bar_is_drawn_again_only_when_its_keys_change() -> None:
         assert bar._version == version
         app.screen.set_focus(app.screen.query_one(Reader))  # the reader's keys
         await until(pilot, lambda: bar._version > version)
-        assert "Back" in bar.render().plain
+        shown = bar.render().plain
+        assert " h Back " in shown  # the reader's back key, not the screen's escape (which waits out its ambiguity)
+        assert "esc Back" not in shown
+
+
+async def test_a_frame_made_while_a_focus_move_waits_is_drawn_after_it() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot)
+        drawn: list[object] = []
+        dropped: list[object] = []  # frames rendered during the wait, which Textual would not draw
+        original = app._display
+
+        def display(on, update) -> None:  # type: ignore[no-untyped-def]
+            (dropped if app._batch_count else drawn).append(update)
+            original(on, update)
+
+        with patch.object(app, "_display", display):
+            screen.set_focus(screen.query_one(Reader))
+            screen.query_one(InboxList).refresh()
+            screen._refresh_layout()  # a layout while the focus frame waits: Textual renders it at its next turn...
+            screen._compositor_refresh()  # (that turn, made to come now) ...and, in a batch, draws nothing
+            await until(pilot, lambda: app._batch_count == 0)
+            await pilot.pause()
+        assert dropped == []
+        assert drawn  # the frame held was drawn once the focus move's frame could be
+        assert not screen._compositor._dirty_regions
+        assert not screen._frame_held

@@ -179,7 +179,7 @@ ACTIONS: tuple[Action, ...] = (
     # the reader
     Action("reader.next", "Next thread", "Open the next thread of the list", "J", "step(1)", scope="reader"),
     Action("reader.previous", "Previous thread", "Open the previous thread", "K", "step(-1)", "reader", show=False),
-    Action("reader.back", "Back", "Back to the list", "h", "screen.back", scope="reader", show=False, palette=False),
+    Action("reader.back", "Back", "Back to the list", "h", "screen.back", scope="reader", palette=False),
     Action("reader.links", "Links", "The message's links: open (enter, 1-9) or copy (y)", "L", "links", "reader"),
     Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", "reader", show=False),
     Action(

@@ -82,6 +82,8 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._sidebar_shown: Any = None
         self._status = Content()
         self._list_version = 0
+        self._holding_frames = 0  # focus moves whose frame waits for both widgets' new look
+        self._frame_held = False  # a frame came meanwhile
 
     def compose(self) -> ComposeResult:
         yield Static("", id="offline", markup=False)
@@ -132,6 +134,14 @@ class MainScreen(ReportsFailures, LiveUpdates):
         if self.focused is not blurred:
             self._one_frame([node for node in (blurred, self.focused) if node is not None])
 
+    def _compositor_refresh(self) -> None:
+        """Textual's frame; while a focus move's frame waits, a frame made meanwhile (a layout renders at once) is
+        kept for it: Textual would render it and draw nothing (``App._display`` ignores frames in a batch)."""
+        if self._holding_frames:
+            self._frame_held = True
+            return
+        super()._compositor_refresh()
+
     def _one_frame(self, widgets: list[Widget]) -> None:
         app = self.app
         waiting = len(widgets)
@@ -147,6 +157,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
             nonlocal waiting
             if waiting == 0:
                 waiting = -1
+                self._holding_frames -= 1
                 # Restyled with them, their scrollbars repaint as well (the same look), and would ask for a frame of
                 # their own some 40 ms later: they ask now, in time for this one.
                 for widget in widgets:
@@ -154,6 +165,9 @@ class MainScreen(ReportsFailures, LiveUpdates):
                         if bar is not None:
                             bar._check_refresh()
                 app._end_batch()  # (Textual's own batch_update, which a with block cannot span)
+                if self._frame_held and not self._holding_frames:
+                    self._frame_held = False
+                    self._compositor_refresh()
                 self.check_idle()
 
         def give_up() -> None:  # a widget removed meanwhile never answers
@@ -163,6 +177,7 @@ class MainScreen(ReportsFailures, LiveUpdates):
                 finish()
 
         app._begin_batch()
+        self._holding_frames += 1
         for widget in widgets:
             widget.call_later(handled)  # queued behind its Focus or Blur
         self.set_timer(FOCUS_FRAME_WAIT, give_up)

@@ -90,10 +90,10 @@ class KeyBar(Widget, can_focus=False):
         active = self.screen.active_bindings
         seen: set[str] = set()
         shown: list[KeyHint] = []
-        for _node, binding, enabled, _tooltip in active.values():
-            if not binding.show or binding.action in seen:
-                continue
-            seen.add(binding.action)
+        for _node, binding, enabled, _tooltip in active.values():  # the focused widget's first, then outwards
+            if not binding.show or binding.action in seen or binding.description in seen:
+                continue  # (one hint per action: the reader's h "Back" hides the screen's esc "Back")
+            seen.update((binding.action, binding.description))
             shown.append(KeyHint(binding.key, app.get_key_display(binding), binding.description, enabled))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
