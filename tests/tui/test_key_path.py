@@ -14,7 +14,8 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from pigeon.tui.compositor import LineCompositor
-from pigeon.tui.screens.main import FOCUS_FRAME_WAIT, MainScreen
+from pigeon.tui.frames import FOCUS_FRAME_WAIT
+from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader

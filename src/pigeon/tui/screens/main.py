@@ -25,7 +25,7 @@ from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS, Listing
 from pigeon.core.live import Mode
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
-from pigeon.tui.compositor import LineCompositor
+from pigeon.tui.frames import QuickFrames
 from pigeon.tui.keys import bindings
 from pigeon.tui.live import LiveUpdates
 from pigeon.tui.messages import InboxesChanged
@@ -43,10 +43,9 @@ NARROW_WIDTH = 120
 FOLD_WIDTH = 100  # below this the sidebar folds away
 BACKGROUND_START_DELAY = 0.05
 SNOOZE_DUE_CHECK = 60  # seconds: snoozes come due
-FOCUS_FRAME_WAIT = 0.05  # seconds a focus move's frame waits at most for both widgets' new look
 
 
-class MainScreen(ReportsFailures, LiveUpdates):
+class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
     AUTO_FOCUS = "#threads"
 
     # Textual repaints the whole screen when focus moves; the widgets whose look depends on focus repaint
@@ -56,7 +55,6 @@ class MainScreen(ReportsFailures, LiveUpdates):
 
     def __init__(self, core: MailCore) -> None:
         super().__init__()
-        self._compositor = LineCompositor()  # a key's frame draws the lines it changed (see its module)
         self.core = core
         self.view = "inbox"
         self.inbox_id: str | None = None
@@ -82,8 +80,6 @@ class MainScreen(ReportsFailures, LiveUpdates):
         self._sidebar_shown: Any = None
         self._status = Content()
         self._list_version = 0
-        self._holding_frames = 0  # focus moves whose frame waits for both widgets' new look
-        self._frame_held = False  # a frame came meanwhile
 
     def compose(self) -> ComposeResult:
         yield Static("", id="offline", markup=False)
@@ -120,67 +116,6 @@ class MainScreen(ReportsFailures, LiveUpdates):
             self.refresh_sidebar()
         await asyncio.to_thread(load_readers)
         self.core.on_start_up_stage()  # the models and the body renderers are loaded: start-up's objects freeze
-
-    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
-        """Move the focus, and show it in one frame. Textual restyles the widget that lost the focus and the one
-        that took it when their Blur and Focus events arrive, each from its own queue, and a frame often fell
-        between: opening a thread drew the reader's new look, then some 30 ms later the list's and the key bar's
-        (measured at a pseudo-terminal, issue 16). The frame waits until both events are handled (at most
-        ``FOCUS_FRAME_WAIT``). ``scroll_visible`` is Textual's, and not needed here."""
-        blurred = self.focused
-        # (The panes never scroll into view: the screen does not scroll. Asked to, Textual lays the screen out
-        # again a frame after the move.)
-        super().set_focus(widget, scroll_visible=False, from_app_focus=from_app_focus)
-        if self.focused is not blurred:
-            self._one_frame([node for node in (blurred, self.focused) if node is not None])
-
-    def _compositor_refresh(self) -> None:
-        """Textual's frame; while a focus move's frame waits, a frame made meanwhile (a layout renders at once) is
-        kept for it: Textual would render it and draw nothing (``App._display`` ignores frames in a batch)."""
-        if self._holding_frames:
-            self._frame_held = True
-            return
-        super()._compositor_refresh()
-
-    def _one_frame(self, widgets: list[Widget]) -> None:
-        app = self.app
-        waiting = len(widgets)
-
-        def handled() -> None:
-            nonlocal waiting
-            if waiting > 0:
-                waiting -= 1
-                if waiting == 0:
-                    finish()
-
-        def finish() -> None:
-            nonlocal waiting
-            if waiting == 0:
-                waiting = -1
-                self._holding_frames -= 1
-                # Restyled with them, their scrollbars repaint as well (the same look), and would ask for a frame of
-                # their own some 40 ms later: they ask now, in time for this one.
-                for widget in widgets:
-                    for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar):
-                        if bar is not None:
-                            bar._check_refresh()
-                app._end_batch()  # (Textual's own batch_update, which a with block cannot span)
-                if self._frame_held and not self._holding_frames:
-                    self._frame_held = False
-                    self._compositor_refresh()
-                self.check_idle()
-
-        def give_up() -> None:  # a widget removed meanwhile never answers
-            nonlocal waiting
-            if waiting >= 0:
-                waiting = 0
-                finish()
-
-        app._begin_batch()
-        self._holding_frames += 1
-        for widget in widgets:
-            widget.call_later(handled)  # queued behind its Focus or Blur
-        self.set_timer(FOCUS_FRAME_WAIT, give_up)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "narrow")
