@@ -9,8 +9,8 @@ line filters and cut into pieces, before the two that changed are written. Measu
 Here a partial update asks only the widgets whose visible part meets the changed area, front to back, and only for
 the changed area's lines (whole visible width, so the pieces still line up with the screen's cuts); once one widget
 covers the area, those behind it are not asked (Textual keeps the first paint of each piece). A full update (crop
-None) is Textual's own. ``_get_renders`` is private to Textual: ``tests/tui/test_compositor.py`` holds what this relies
-on (a partial update paints the same screen as a full one) against the installed version.
+None) is Textual's own. ``_get_renders`` is private to Textual: ``tests/tui/test_key_path.py`` holds this to what
+Textual's own compositor writes for the same update, against the installed version.
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ FOCUSED_TITLE = "$accent"
 
 
 class Pane(Widget):
-    _title = Content("")
+    _title = Content("")  # as set
+    _shown_title = Content("")  # as shown (with the focus's colour)
+    _styled_scrollbar: Widget | None = None
 
     @property
     def title(self) -> Content:
@@ -33,8 +35,9 @@ class Pane(Widget):
 
     def _show_title(self) -> None:
         title = self._title.stylize(FOCUSED_TITLE) if self.has_focus else self._title
-        if title.plain != self.border_title or title.spans != getattr(self._border_title, "spans", None):
-            self.border_title = title
+        shown = self._shown_title  # (Content's == compares the text alone)
+        if title.plain != shown.plain or title.spans != shown.spans:  # a new title repaints the whole pane
+            self._shown_title = self.border_title = title
 
     def watch_has_focus(self, has_focus: bool) -> None:
         super().watch_has_focus(has_focus)  # (Textual restyles the widget)
@@ -43,6 +46,13 @@ class Pane(Widget):
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         """Textual styles a new scrollbar from the stylesheet only when its widget is next restyled: that was the
         first focus move (opening the first thread), which then laid the whole screen out again, 20-30 ms more.
-        A scrollbar that appears is styled once the frame showing it is out."""
+        A scrollbar that appears is styled once the frame showing it is out (once: the reader's comes and goes with
+        the length of the thread previewed)."""
         if shown:
-            self.call_after_refresh(self.update_node_styles, False)
+            self.call_after_refresh(self._style_scrollbar)
+
+    def _style_scrollbar(self) -> None:
+        bar = self._vertical_scrollbar
+        if bar is not None and bar is not self._styled_scrollbar:
+            self._styled_scrollbar = bar
+            self.update_node_styles(animate=False)
