@@ -322,6 +322,16 @@ async def test_the_sidebars_counts_never_wait_for_the_lists_reads(store: MailSto
     assert sum(unread.values()) == 25
 
 
+async def test_the_stores_connections_keep_small_page_caches(store: MailStore) -> None:
+    from pigeon.store.views import COUNT_CACHE_KIB, LIST_CACHE_KIB
+
+    store.view_counts(NOW)  # (the counting connection opens on first use)
+    assert store._counter is not None
+    assert store._counter.execute("PRAGMA cache_size").fetchone()[0] == -COUNT_CACHE_KIB
+    assert store.rows("PRAGMA cache_size")[0][0] == -LIST_CACHE_KIB
+    assert COUNT_CACHE_KIB < LIST_CACHE_KIB < 2000  # below SQLite's default of 2 MiB a connection
+
+
 async def test_sorting_by_sender_and_subject(store: MailStore) -> None:
     by_subject = [t.subject.lower() for t in store.list_threads("all", sort="subject", now=NOW)]
     assert by_subject == sorted(by_subject)

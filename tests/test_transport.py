@@ -275,6 +275,27 @@ def test_a_proxy_in_the_environment_goes_through_httpx(monkeypatch: pytest.Monke
     for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
-    assert PigeonClient("http://mail.example", TOKEN)._direct is None  # httpx's client, which uses the proxy
+    proxied = PigeonClient("http://mail.example", TOKEN)
+    assert proxied._direct is None  # httpx's client, which uses the proxy
+    assert isinstance(proxied._http, httpx.AsyncClient)
     monkeypatch.setenv("NO_PROXY", "mail.example")
-    assert PigeonClient("http://mail.example", TOKEN)._direct is not None
+    direct = PigeonClient("http://mail.example", TOKEN)
+    assert direct._direct is not None
+    assert direct._http is None  # no httpx client (its SSL context and httpcore) is made for nothing
+
+
+async def test_the_client_closes_the_httpx_client_it_made_and_not_one_it_was_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    async with PigeonClient("http://mail.example", TOKEN) as made:
+        own = made._http
+    assert own is not None
+    assert own.is_closed
+    given = httpx.AsyncClient()
+    async with PigeonClient("http://mail.example", TOKEN, http_client=given):
+        pass
+    assert not given.is_closed
+    await given.aclose()
