@@ -99,6 +99,17 @@ async def test_the_text_is_searchable_once_indexed_after_the_sync(tmp_path: Path
     assert await index_stored(store) == 0
 
 
+async def test_a_sync_told_to_index_stores_the_text_with_the_messages(tmp_path: Path, service: Service) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+    word = body_word(service)
+    async with client_of(service) as client:
+        await sync(client, store, index=True)
+    assert store.pending_index() == 0
+    assert store.count("all", word, now=NOW) >= 1
+    assert store.rows("SELECT COUNT(*) FROM search")[0][0] == 25
+    assert await index_stored(store) == 0  # nothing was left to read back
+
+
 async def test_a_thread_synced_again_has_one_row_in_the_index(tmp_path: Path, service: Service) -> None:
     store = MailStore(tmp_path / "s.sqlite3")
     async with client_of(service) as client:

@@ -150,8 +150,9 @@ class MailCore(Session):
         self, on_progress: Callable[[int, int], None] | None = None, *, index_now: bool = False
     ) -> SyncReport:
         """Bring the store up to date with the service (only what changed). The text of what came goes into the
-        search index after: in the background (the app), or before this returns (``index_now``: the CLI)."""
-        report = await sync(await self.connect(), self.store, on_progress=on_progress)
+        search index after, in the background (the app), or with the messages before this returns (``index_now``:
+        the CLI; what an earlier sync left unindexed is indexed after them)."""
+        report = await sync(await self.connect(), self.store, on_progress=on_progress, index=index_now)
         self.inboxes = list(report.inbox_list)
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)

@@ -4,7 +4,8 @@ The thread list is read whole (the service offers no "changed since"), each page
 show at once; the messages of a thread are fetched again only when its ``last_message_at`` or ``message_count``
 moved, newest threads first, several requests in flight (the client's throttle bounds them and backs off when the
 service is busy) while the next page of threads loads. Fetched threads are written in batches, one transaction
-each, by one writer while the fetches go on; their text goes into the search index after (:func:`index_stored`).
+each, by one writer while the fetches go on; their text goes into the search index after (:func:`index_stored`),
+or with them when the caller waits for the index anyway (``pigeon sync``).
 Store writes run in a thread, so an event loop (the app's) never waits on the disk.
 """
 
@@ -106,10 +107,13 @@ async def sync(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     on_progress: Callable[[int, int], None] | None = None,
+    index: bool = False,
 ) -> SyncReport:
     """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate.
 
-    The messages are stored when this returns; their text may still wait for :func:`index_stored`."""
+    The messages are stored when this returns; their text goes into the search index with them (``index``: for a
+    caller that waits for the index anyway, which then costs no second reading of every message) or waits for
+    :func:`index_stored` (the app: rows and messages first)."""
     skipped: list[str] = []  # records that could not be read: left out, named in the report, the rest synced
     inboxes: list[Inbox] = []
     async for page in client.inboxes.iter_pages():
@@ -144,7 +148,7 @@ async def sync(
             last = item is None
             if not batch:
                 continue
-            await asyncio.to_thread(store.put_fetched, batch, index=False)
+            await asyncio.to_thread(store.put_fetched, batch, index=index)
             written += len(batch)
             total_messages += sum(len(f.messages) for f in batch)
             if on_progress is not None:
