@@ -90,21 +90,20 @@ def measure_service(base: str, pid: int, token: str, requests: int) -> dict[str,
     async def go() -> float:
         # The load goes through Pigeon's own transport: httpx's costs three times the CPU a request, and this
         # process shares the machine's cores with the service.
-        from pigeon.api.transport import KeepAliveTransport
+        from pigeon.api.transport import KeepAliveTransport, origin_of
 
         gate = asyncio.Semaphore(IN_FLIGHT)
         transport = KeepAliveTransport(max_connections=IN_FLIGHT)
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = [("Authorization", f"Bearer {token}")]
+        origin = origin_of(httpx.URL(base))
 
         async def one(n: int) -> None:
             async with gate:
                 began = time.perf_counter()
-                params = {"thread_id": ids[n % len(ids)], "page_size": 100}
-                request = httpx.Request("GET", base + "/v1/messages", params=params, headers=headers)
-                answer = await transport.handle_async_request(request)
-                await answer.aread()
+                target = f"/v1/messages?thread_id={ids[n % len(ids)]}&page_size=100"
+                answer = await transport.send("GET", origin, target, headers)
                 latencies.append(time.perf_counter() - began)
-                answer.raise_for_status()
+                assert answer.is_success, answer.status_code
 
         await asyncio.gather(*(one(n) for n in range(50)))  # connections open, caches warm
         latencies.clear()

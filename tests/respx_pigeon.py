@@ -1,5 +1,5 @@
 """respx for Pigeon's own HTTP transport: ``respx.mock(using="pigeon")`` answers the requests ``PigeonClient``
-sends straight to :class:`~pigeon.api.transport.KeepAliveTransport`, as respx's default answers httpcore's."""
+sends straight to :meth:`~pigeon.api.transport.KeepAliveTransport.send`, as respx's default answers httpcore's."""
 
 from __future__ import annotations
 
@@ -8,17 +8,23 @@ from typing import Any, ClassVar
 import httpx
 from respx.mocks import AbstractRequestMocker
 
+from pigeon.api.transport import Answer
+
 
 class PigeonTransportMocker(AbstractRequestMocker):
     name = "pigeon"
     targets: ClassVar[list[str]] = ["pigeon.api.transport.KeepAliveTransport"]
-    target_methods: ClassVar[list[str]] = ["handle_async_request"]
+    target_methods: ClassVar[list[str]] = ["send"]
 
     @classmethod
     def to_httpx_request(cls, **kwargs: Any) -> httpx.Request:
-        request: httpx.Request = kwargs["request"]
-        return request
+        scheme, host, port = kwargs["origin"]
+        default = 443 if scheme == "https" else 80
+        url = f"{scheme}://{host}{'' if port == default else f':{port}'}{kwargs['target']}"
+        return httpx.Request(kwargs["method"], url, headers=kwargs["headers"], content=kwargs["body"])
 
     @classmethod
-    async def from_async_httpx_response(cls, httpx_response: httpx.Response, target: Any, **kwargs: Any) -> Any:
-        return httpx_response
+    async def from_async_httpx_response(cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any) -> Any:
+        body = await httpx_response.aread()
+        headers = [(name, value) for name, value in httpx_response.headers.raw if name.lower() != b"content-encoding"]
+        return Answer(httpx_response.status_code, httpx_response.extensions.get("reason_phrase", b""), headers, body)

@@ -26,6 +26,7 @@ from pigeon.api import (
     Timeout,
     Unauthorized,
 )
+from pigeon.models import Message
 
 BASE = "https://mail.example.com"
 TOKEN = "tok_s3cr3t_value_123"
@@ -130,6 +131,39 @@ async def test_list_messages_sends_every_query_parameter(client: PigeonClient, a
     assert params["page_size"] == "100"
     assert params["page_token"] == "tok"
     assert route.calls.last.request.headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_a_page_that_reads_whole_is_read_in_one_pass_and_as_record_by_record(
+    client: PigeonClient, api: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [
+        {
+            "id": M1,
+            "thread_id": THREAD,
+            "direction": "MESSAGE_DIRECTION_SOMETHING_NEW",  # an open enum keeps a value it does not name
+            "status": "MESSAGE_STATUS_UNSPECIFIED",
+            "created_at": "2026-11-01T10:00:00+02:00",  # converted to UTC
+            "sender": {"raw_address": "ada@example.com", "contact": {"first_name": "Ada", "tags": ["x"]}},
+            "recipients": [{"raw_address": "me@example.com", "type": "RECIPIENT_TYPE_UNSPECIFIED"}],
+            "content_blocks": [{"type": "CONTENT_TYPE_UNSPECIFIED", "content": "hi", "sequence": 0, "size": 2}],
+            "metadata": {"nested": [1, {"a": None}]},
+            "unknown_field": {"kept": True},
+        },
+        {"id": M2, "thread_id": THREAD},
+    ]
+    api.get("/v1/messages").respond(json={"messages": records, "next_page_token": "", "extra": 1})
+    record_by_record = [Message.model_validate(record) for record in records]
+
+    def not_this_way(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a page every record of which reads is validated whole")
+
+    monkeypatch.setattr(Message, "model_validate", not_this_way)
+    result = await client.messages.list(THREAD)
+    assert result.items == record_by_record
+    assert [m.wire_json() for m in result.items] == [m.wire_json() for m in record_by_record]
+    assert result.items[0].created_at == datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
+    assert result.next_page_token is None
+    assert result.skipped == ()
 
 
 async def test_update_contact_patches_only_the_given_fields(client: PigeonClient, api: respx.MockRouter) -> None:
@@ -463,6 +497,14 @@ async def test_a_malformed_success_body_is_an_error(
 
 
 # --- the token stays secret --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", ["abc\r\nX-Injected: 1", "abc\x00def", "abc\ndef"])
+def test_a_token_with_a_line_break_or_control_character_is_refused_without_being_shown(token: str) -> None:
+    with pytest.raises(InvalidInput, match="control character or a line break") as caught:
+        PigeonClient(BASE, token)
+    assert "abc" not in str(caught.value)
+    assert "abc" not in repr(caught.value.errors)
 
 
 async def test_the_token_never_appears_in_errors_logs_or_repr(

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from pigeon.api import PigeonClient
-from pigeon.api.errors import ConnectionFailed, Timeout
+from pigeon.api.errors import ConnectionFailed, MalformedResponse, Timeout
 from pigeon.api.transport import KeepAliveTransport
 
 TOKEN = "s3cret-token-for-transport-tests"
@@ -223,6 +223,38 @@ async def test_a_compressed_answer_is_decoded(serve: Callable[[Script], Awaitabl
     transport = KeepAliveTransport()
     response = await get(transport, server.url + "/v1/threads")
     await transport.aclose()
+    assert response.json() == {"threads": []}
+
+
+async def test_the_client_decodes_a_compressed_answer_and_refuses_one_that_does_not_decode(
+    serve: Callable[[Script], Awaitable[Server]],
+) -> None:
+    async def zipped(served: Served) -> bytes:
+        body = gzip.compress(b'{"threads": [{"subject": "Hi"}]}') if served.target == "/v1/threads" else b"not gzip"
+        return answer(body=body, headers={"Content-Encoding": "gzip"})
+
+    server = await serve(zipped)
+    async with PigeonClient(server.url, TOKEN) as client:
+        assert [t.subject for t in await client.threads.list()] == ["Hi"]
+        with pytest.raises(MalformedResponse, match="GET /v1/inboxes"):
+            await client.inboxes.list()
+
+
+async def test_an_answer_without_a_length_ends_with_its_connection() -> None:
+    async def answer_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"threads": []}')
+        await writer.drain()
+        writer.close()  # (the end of the body)
+
+    listening = await asyncio.start_server(answer_then_close, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    transport = KeepAliveTransport()
+    try:
+        response = await get(transport, f"http://127.0.0.1:{port}/v1/threads")
+    finally:
+        await transport.aclose()
+        listening.close()
     assert response.json() == {"threads": []}
 
 
