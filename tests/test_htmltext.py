@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from pigeon.htmltext import readable, summary, text_of
+from pigeon.htmltext import readable, summary, text_of, words_of
 
 
 def test_a_link_whose_text_looks_like_another_link_shows_its_real_target() -> None:
@@ -56,9 +56,38 @@ def test_forty_thousand_links_are_all_listed_and_the_work_grows_linearly() -> No
     assert large < 5 * small  # four times the links: about four times the work, not sixteen
 
 
-def test_the_index_and_error_pages_use_the_same_conversion() -> None:
+def test_error_pages_are_summed_up_by_their_title_or_text() -> None:
     assert text_of("<p>Hello <b>there</b></p><script>alert(1)</script>") == "Hello there"
     assert summary("<html><head><title>502 Bad Gateway</title></head><body>x</body></html>") == "502 Bad Gateway"
+
+
+def test_the_index_gets_the_words_a_reader_is_shown_and_no_others() -> None:
+    html = (
+        "<html><head><title>head words</title><style>p { color: red }</style></head><body>"
+        '<div style="DISPLAY: none">preheader</div><p>Hello <b>th</b>ere<script>alert(1)</script></p>'
+        '<p>next<span style="color:red;display:none">hidden</span>tail<!-- a comment --></p>'
+        '<div style="visibility:hidden">still laid out</div>\x1b[31mred</body></html>'
+    )
+    # ("nexttail": the reader shows the two pieces around the hidden one as one word, and so does the index)
+    assert words_of(html) == "Hello there nexttail still laid out red"
+    assert text_of(html).split() == ["Hello", "there", "nexttail", "still", "laid", "out", "\x1b[31mred"]
+    assert words_of('<div style="display:none">all of it</div>') == ""
+    assert words_of("<table><tr><td>a</td><td>b</td></tr></table>x<br>y<ul><li>c</li><li>d</li></ul>") == "a b x y c d"
+    assert words_of("") == words_of("   ") == ""
+
+
+def test_the_index_has_the_words_of_the_reader_for_the_demo_newsletter() -> None:
+    import random
+    import re
+
+    from pigeon.server.demo import _fill
+    from pigeon.server.demo_text import NEWSLETTER
+
+    names = {"name": "Ada", "other": "Grace", "company": "Analytical Engines", "title": "Engineer"}
+    html = _fill(NEWSLETTER, random.Random(3), names)
+    assert "preheader" in html  # (the newsletter hides one, as newsletters do)
+    words = re.compile(r"\w+")
+    assert sorted(words.findall(words_of(html))) == sorted(words.findall(text_of(html)))
 
 
 def test_control_characters_and_escape_sequences_in_an_anchor_do_not_break_the_footnotes() -> None:

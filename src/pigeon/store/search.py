@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pigeon.models import Message
 
-from pigeon.htmltext import text_of
+from pigeon.htmltext import words_of
 from pigeon.store.predicates import STATES, VIEW_CONDITIONS
 
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
@@ -145,6 +145,6 @@ def index_text(messages: Iterable[Message]) -> str:
                 continue
             content = block.content or ""
             if (block.mime_type or "").lower().startswith("text/html"):
-                content = text_of(content)
+                content = words_of(content)
             chunks.append(content)
     return "\n".join(chunks)
