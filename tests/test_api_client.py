@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -528,3 +530,20 @@ async def test_the_token_never_appears_in_errors_logs_or_repr(
     for text in texts:
         assert TOKEN not in text
     assert "[redacted]" in " ".join(texts)
+
+
+def test_the_client_loads_neither_httpx_s_command_line_program_nor_what_it_needs() -> None:
+    probe = (
+        "import sys\n"
+        "from pigeon.api import PigeonClient\n"
+        "PigeonClient('http://127.0.0.1:1', 'token')\n"
+        "import httpx\n"
+        "assert callable(httpx.main), 'httpx defines its stand-in main'\n"
+        "loaded = [name for name, module in sys.modules.items() if module is not None]\n"
+        "print(sorted(m for m in loaded if m.split('.')[0] in {'click', 'pygments'} or m == 'httpx._main'))\n"
+    )
+    done = subprocess.run(  # noqa: S603  (this interpreter, a fixed script)
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
