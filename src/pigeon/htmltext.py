@@ -35,12 +35,10 @@ def text_of(html: str) -> str:
 
 
 _HIDDEN = re.compile(r"display\s*:\s*none", re.IGNORECASE)
-_BLOCKS = "|".join(
-    "//" + tag
-    for tag in (
-        "address article aside blockquote br caption dd details div dl dt figcaption figure footer form h1 h2 h3 h4 "
-        "h5 h6 header hr li main nav ol p pre section summary table tbody td tfoot th thead tr ul"
-    ).split()
+_BLOCKS = (  # the block elements: where a word ends
+    "//address|//article|//aside|//blockquote|//br|//caption|//dd|//details|//div|//dl|//dt|//figcaption|"
+    "//figure|//footer|//form|//h1|//h2|//h3|//h4|//h5|//h6|//header|//hr|//li|//main|//nav|//ol|//p|"
+    "//pre|//section|//summary|//table|//tbody|//td|//tfoot|//th|//thead|//tr|//ul"
 )
 
 
