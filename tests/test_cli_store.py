@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -91,6 +93,29 @@ def test_mistakes_are_one_clear_line_and_exit_2(
     err = capsys.readouterr().err
     assert complaint in err
     assert "Traceback" not in err
+
+
+def test_sync_runs_with_the_batch_collector_and_leaves_the_collector_as_it_was(
+    running: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.cli.common import BATCH_YOUNG_THRESHOLD
+    from pigeon.core.mail import MailCore
+
+    seen: list[tuple[tuple[int, int, int], int]] = []
+    syncing = MailCore.sync
+
+    async def watched(self: MailCore, **kwargs: Any) -> Any:
+        seen.append((gc.get_threshold(), gc.get_freeze_count()))
+        return await syncing(self, **kwargs)
+
+    monkeypatch.setattr(MailCore, "sync", watched)
+    before, frozen_before = gc.get_threshold(), gc.get_freeze_count()
+    assert run("sync")[0] == 0
+    (threshold, frozen), *_ = seen
+    assert threshold == (BATCH_YOUNG_THRESHOLD, *before[1:])
+    assert frozen > frozen_before  # what start-up made is not walked again
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == frozen_before
 
 
 def test_search_on_an_empty_store_says_to_sync(capsys: pytest.CaptureFixture[str]) -> None:

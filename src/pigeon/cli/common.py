@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pigeon import credentials
@@ -67,6 +69,30 @@ def open_store(config: Config) -> MailStore:
             f"Cannot open the local store {path} ({exc}). Move it aside and start again: Pigeon builds a new one "
             "from the service (the triage state kept in the old one stays in that file)."
         ) from None
+
+
+BATCH_YOUNG_THRESHOLD = 50_000
+"""Objects made between two young collections during a batch (Python's default is 700)."""
+
+
+@contextlib.contextmanager
+def batch_collection() -> Iterator[None]:
+    """The cyclic garbage collector as a batch command wants it: what was made before (modules, the core) frozen,
+    so no collection walks it again, and the young generation collected every ``BATCH_YOUNG_THRESHOLD`` objects.
+
+    Measured on a first ``pigeon sync`` of 10,000 threads (``gc.callbacks``): 1,700 collections took 1.5-1.75 s of
+    the command's 12 s of CPU. Nearly every object a sync makes (a page, its messages, their models) is freed by
+    reference counting once stored, so collecting less often finds the same garbage, seldom. The app keeps its own
+    policy (``pigeon.tui.memory``): its frames, not a batch's throughput, decide there."""
+    before, frozen_before = gc.get_threshold(), gc.get_freeze_count()
+    gc.freeze()
+    gc.set_threshold(BATCH_YOUNG_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        if not frozen_before:  # (what another froze stays frozen)
+            gc.unfreeze()
 
 
 def run(args: argparse.Namespace, call: Callable[[MailCore], Awaitable[T]], *, local: bool = False) -> T:

@@ -8,14 +8,15 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from pigeon.cli.common import core_of, run
+from pigeon.cli.common import batch_collection, core_of, run
 from pigeon.cli.output import EXIT_OK, UsageError, print_json, table, when
 from pigeon.core.actions import BY_ID, describe
 from pigeon.core.mail import skipped_words
 
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
-    report = run(args, lambda core: core.sync(index_now=True), local=True)
+    with batch_collection():
+        report = run(args, lambda core: core.sync(index_now=True), local=True)
     if args.json:
         figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
         print_json({**figures, "skipped": list(report.skipped)}, out)
