@@ -9,6 +9,7 @@ import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import httpx
 import pytest
@@ -532,15 +533,20 @@ async def test_the_token_never_appears_in_errors_logs_or_repr(
     assert "[redacted]" in " ".join(texts)
 
 
-def test_the_client_loads_neither_httpx_s_command_line_program_nor_what_it_needs() -> None:
+def test_the_app_s_client_loads_neither_httpx_s_command_line_program_nor_httpcore(tmp_path: Path) -> None:
+    """What the app's session makes for a service reached directly: no click or Pygments (httpx's command line),
+    no httpcore, anyio or h11 (httpx's own transport, which the direct path does not use)."""
     probe = (
-        "import sys\n"
-        "from pigeon.api import PigeonClient\n"
-        "PigeonClient('http://127.0.0.1:1', 'token')\n"
+        "import asyncio, sys\nfrom pathlib import Path\n"
+        "from pigeon.config import load_config\n"
+        "from pigeon.core.session import Session\n"
+        f"config = load_config(Path({str(tmp_path / 'config.toml')!r}), base_url='http://127.0.0.1:1')\n"
+        "asyncio.run(Session(config, token='token').connect())\n"
         "import httpx\n"
         "assert callable(httpx.main), 'httpx defines its stand-in main'\n"
-        "loaded = [name for name, module in sys.modules.items() if module is not None]\n"
-        "print(sorted(m for m in loaded if m.split('.')[0] in {'click', 'pygments'} or m == 'httpx._main'))\n"
+        "loaded = {name for name, module in sys.modules.items() if module is not None}\n"
+        "unwanted = {'click', 'pygments', 'httpcore', 'anyio', 'h11'}\n"
+        "print(sorted({name for name in loaded if name.split('.')[0] in unwanted} | (loaded & {'httpx._main'})))\n"
     )
     done = subprocess.run(  # noqa: S603  (this interpreter, a fixed script)
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False

@@ -24,6 +24,7 @@ Rules kept here:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import random
@@ -181,6 +182,10 @@ class PigeonClient:
             limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
             self._http = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, limits=limits)
             self._owns_http = True
+            # httpx loads anyio's backend on the first request: here instead (the app makes its client in a thread,
+            # off the event loop). The direct path needs neither httpcore nor anyio.
+            importlib.import_module("httpcore._backends.anyio")
+            importlib.import_module("anyio._backends._asyncio")
 
         self.inboxes = Inboxes(self)
         self.threads = Threads(self)

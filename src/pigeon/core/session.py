@@ -4,8 +4,6 @@ out (the token in the keyring, the address in the configuration), and the settin
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -65,12 +63,7 @@ class Session:
     def _make_client(self) -> PigeonClient:
         if not self._token:
             raise Unauthorized("Not logged in.", status=401, method="", path="")
-        client = self.client_factory(self.config.base_url, self._token)
-        # httpx loads anyio's backend on the first request; load it here too, off the event loop.
-        with contextlib.suppress(ImportError):
-            importlib.import_module("httpcore._backends.anyio")
-            importlib.import_module("anyio._backends._asyncio")
-        return client
+        return self.client_factory(self.config.base_url, self._token)
 
     async def connect(self) -> PigeonClient:
         """The one client; the first call makes it in a thread (httpx, TLS and anyio take about 0.3 s to load, and
