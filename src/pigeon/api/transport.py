@@ -21,7 +21,8 @@ closed it (the event loop has already seen its end); a reused connection the ser
 request is replaced once by a new one when the method is idempotent; a connection is dropped whenever an answer
 did not end cleanly (a timeout, a cancellation, a parse error, ``Connection: close``). Timeouts are httpx's
 (connect, read, write, pool) and failures raise httpx's exceptions, so ``PigeonClient`` handles both transports
-alike. Bodies are read whole (the service answers small JSON documents). HTTPS uses httpx's SSL context.
+alike. Bodies are read whole (the service answers small JSON documents). HTTPS uses httpx's SSL context. Not for
+HEAD (its answer's length names a body that never comes, and the parser is not told the method): Pigeon sends none.
 """
 
 from __future__ import annotations
