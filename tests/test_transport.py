@@ -258,6 +258,24 @@ async def test_an_answer_without_a_length_ends_with_its_connection() -> None:
     assert response.json() == {"threads": []}
 
 
+async def test_a_streamed_body_is_sent_whole_with_its_length(serve: Callable[[Script], Awaitable[Server]]) -> None:
+    server = await serve(ok)
+    transport = KeepAliveTransport()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"url": '
+        yield b'"https://h.example/"}'
+
+    request = httpx.Request("POST", server.url + "/v1/webhooks", content=chunks())
+    assert request.headers["transfer-encoding"] == "chunked"  # (what httpx says of a body it streams)
+    response = await transport.handle_async_request(request)
+    await transport.aclose()
+    assert response.status_code == 200
+    sent = server.requests[0]
+    assert "transfer-encoding" not in sent.headers
+    assert sent.body == b'{"url": "https://h.example/"}'
+
+
 async def test_failures_are_httpx_exceptions(serve: Callable[[Script], Awaitable[Server]]) -> None:
     async def silent(_: Served) -> bytes | None:
         await asyncio.Event().wait()

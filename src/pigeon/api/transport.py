@@ -246,7 +246,9 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeouts: Timeouts = request.extensions.get("timeout", {})
         headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
-        headers = [(name, value) for name, value in headers if name.lower() not in {"host", "content-length"}]
+        # (the body is sent whole, with its length: httpx's framing headers for it are replaced)
+        framing = {"host", "content-length", "transfer-encoding"}
+        headers = [(name, value) for name, value in headers if name.lower() not in framing]
         body = await request.aread()
         target = request.url.raw_path.decode("ascii")
         answer = await self.send(request.method, origin_of(request.url), target, headers, body, timeouts)
