@@ -1,15 +1,19 @@
 """The six operations of the spec, as routes on an ``APIRouter``; who calls is the bearer token's account.
 
-Handlers that touch SQLite are plain ``def``: FastAPI runs them in its thread pool, so a slow request never holds
+Handlers that touch SQLite are plain ``def`` run in a thread pool (:func:`in_pool`), so a slow request never holds
 the others up (the database reads through a connection a thread). Only the webhook route, which resolves a host
-name, is ``async``. The two lists answer with bodies written straight from the rows (:mod:`.wire`).
+name, is ``async`` itself. The two lists answer with bodies written straight from the rows (:mod:`.wire`).
 """
 
 # No ``from __future__ import annotations`` here: FastAPI must see the real ``Annotated`` dependency objects that
 # are defined inside ``make_router``.
+import asyncio
+import functools
 import math
 import uuid
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
@@ -39,6 +43,26 @@ from pigeon.server.webhooks import new_secret
 
 THREAD_PAGE_DEFAULT = 100
 THREAD_PAGE_MAX = 500
+
+P = ParamSpec("P")
+R = TypeVar("R")
+_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="pigeon-db")
+
+
+def in_pool(handler: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """A plain ``def`` handler run in the service's thread pool, for FastAPI as the handler itself (its signature,
+    parameters and dependencies are the handler's: ``functools.wraps``).
+
+    FastAPI runs a ``def`` handler through anyio's ``to_thread``: 76-84 us of CPU a call on this project's 2-core
+    machine against 32-36 us for ``loop.run_in_executor`` (measured alone), 16% of the service's time under a first
+    sync (py-spy). List messages, 3,000 requests, 8 in flight, three alternating pairs: 736-845 -> 775-872 requests
+    a second, 4-7% less of the service's CPU (``bench/loopback.py``)."""
+
+    @functools.wraps(handler)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.get_running_loop().run_in_executor(_POOL, functools.partial(handler, *args, **kwargs))
+
+    return run
 
 
 def json_response(model: BaseModel, status: int = 200) -> Response:
@@ -81,6 +105,7 @@ def make_router(
         summary="List messages",
         tags=["messages"],
     )
+    @in_pool
     def list_messages(
         account: Account,
         thread_id: Annotated[uuid.UUID, Query(description="Thread whose messages are listed")],
@@ -114,6 +139,7 @@ def make_router(
         description="Latest activity first. Pages of `page_size` threads; `next_page_token` is empty on the last.",
         tags=["threads"],
     )
+    @in_pool
     def list_threads(
         account: Account,
         page_size: Annotated[int, Query(ge=1, le=THREAD_PAGE_MAX)] = THREAD_PAGE_DEFAULT,
@@ -134,11 +160,13 @@ def make_router(
         summary="List inboxes",
         tags=["inboxes"],
     )
+    @in_pool
     def list_inboxes(account: Account) -> Response:
         return json_response(ListInboxesResponse(inboxes=db.list_inboxes(account)))
 
     # --- 4. create inbox -----------------------------------------------------------------------------------------
 
+    @in_pool
     def create_inbox(account: Account, body: CreateInbox) -> Response:
         email = str(body.email) if body.email else f"inbox-{uuid.uuid4().hex[:10]}@pigeon.example"
         if db.inbox_email_taken(account, email):
@@ -166,6 +194,7 @@ def make_router(
         description="Only the fields sent change; arrays are replaced whole; read-only fields are refused.",
         tags=["contacts"],
     )
+    @in_pool
     def update_contact(
         account: Account,
         contact_id: Annotated[uuid.UUID, Path(alias="contactId", description="The contact's identifier")],
