@@ -57,7 +57,7 @@ log = logging.getLogger("pigeon.api")
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_MAX_IN_FLIGHT = 8
+DEFAULT_MAX_IN_FLIGHT = 16  # (pigeon.store.sync.DEFAULT_CONCURRENCY says why)
 RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 USER_AGENT = "pigeon"
 _HEADERS = {"Accept": "application/json", "User-Agent": USER_AGENT}
