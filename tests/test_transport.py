@@ -321,6 +321,30 @@ async def test_the_client_reports_transport_failures_as_before(serve: Callable[[
     assert TOKEN not in str(caught.value)
 
 
+def test_the_client_works_on_uvloop_s_event_loop() -> None:
+    """uvloop's transports are not subclasses of asyncio's; a program may run the client on its loop."""
+    uvloop = pytest.importorskip("uvloop")  # (a dependency of Pigeon's wherever uvloop builds: not on Windows)
+
+    async def scenario() -> tuple[list[object], int]:
+        async def threads(_: Served) -> bytes:
+            return answer(body=json.dumps({"threads": [{"subject": "Hi"}]}).encode())
+
+        server = Server(threads)
+        listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+        server.port = listening.sockets[0].getsockname()[1]
+        try:
+            async with PigeonClient(server.url, TOKEN) as client:
+                found = [t.subject for t in await client.threads.list()]
+                found += [t.subject for t in await client.threads.list()]
+        finally:
+            listening.close()
+        return found, server.connections
+
+    found, connections = uvloop.run(scenario())
+    assert found == ["Hi", "Hi"]
+    assert connections == 1  # kept alive there too
+
+
 def test_a_proxy_in_the_environment_goes_through_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)

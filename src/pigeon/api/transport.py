@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from dataclasses import dataclass
+from typing import cast
 
 import httptools
 import httpx
@@ -128,8 +129,9 @@ class _Connection(asyncio.Protocol):
     # --- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # (a cast, not an isinstance check: uvloop's TCP transport has every method of asyncio.Transport but is no
+        # subclass of it, and an assertion failing here would leave the connection without its transport)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         if self._waiter is None or self._waiter.done():
