@@ -46,7 +46,7 @@ def words_of(html: str) -> str:
     """The words of ``html`` for the search index, in document order: the text a reader shows (not that of script,
     style, head, or what is styled ``display: none``, as inscriptis leaves them out), one space between pieces.
 
-    lxml's parser and text iteration, in C: 210 instead of 700 us a block for inscriptis's layout, which the index
+    lxml's parser and text iteration, in C: 332 instead of 708 us a block for inscriptis's layout, which the index
     does not need (its tokenizer reads words, not lines; measured on the bench's newsletters, where both give the
     same words). A first ``pigeon sync`` indexes every HTML block; the reader still lays HTML out with inscriptis."""
     from lxml.etree import strip_elements

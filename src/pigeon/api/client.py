@@ -122,7 +122,8 @@ class BearerAuth(httpx.Auth):
         return ("Authorization", "Bearer " + self._token.get_secret_value())
 
     def apply(self, request: httpx.Request) -> httpx.Request:
-        request.headers["Authorization"] = "Bearer " + self._token.get_secret_value()
+        name, value = self.header()
+        request.headers[name] = value
         return request
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
