@@ -36,6 +36,7 @@ def test_list_bodies_from_rows_equal_the_wire_models(service: Service) -> None:
                 body = service.db.list_messages_json(
                     account.id, thread.id, message_ids=None, page_size=2, page_token=None
                 )
+                assert body is not None
                 messages, message_token = service.db.list_messages(
                     account.id, thread.id, message_ids=None, page_size=2, page_token=None
                 )
@@ -52,7 +53,7 @@ async def test_a_slow_request_does_not_hold_up_another(service: Service, http: h
     entered, release = threading.Event(), threading.Event()
     listing = service.db.list_messages_json
 
-    def held_listing(account_id: str, thread_id: str, **kwargs: object) -> str:
+    def held_listing(account_id: str, thread_id: str, **kwargs: object) -> str | None:
         if thread_id == slow_thread:
             entered.set()
             release.wait(HELD)  # a service answering one request at a time stays here the whole HELD

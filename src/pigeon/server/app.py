@@ -18,7 +18,8 @@ from fastapi import FastAPI
 from pigeon.server.db import Database
 from pigeon.server.limits import MAX_BODY_BYTES, BodyLimit, RateLimiter
 from pigeon.server.problems import PROBLEM_JSON, Problem, ProblemError, install_handlers
-from pigeon.server.routes import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX, make_router
+from pigeon.server.queries import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX
+from pigeon.server.routes import make_router
 from pigeon.server.webhooks import Deliverer, DeliveryPolicy
 
 __all__ = [

@@ -223,9 +223,18 @@ class Database(MailWriter, WebhookRows):
         message_ids: Sequence[str] | None,
         page_size: int,
         page_token: str | None,
-    ) -> str:
-        """:meth:`list_messages` as the answer's body, written straight from the rows (:mod:`.wire`)."""
-        rows, token = self._message_rows(account_id, thread_id, message_ids, page_size, page_token)
+    ) -> str | None:
+        """:meth:`list_messages` as the answer's body, written straight from the rows (:mod:`.wire`); ``None`` if the
+        account has no such thread (looked for only when the page is empty or its token invalid: a query less for
+        nearly every page, each query a hand-over of the GIL with the service's event loop)."""
+        try:
+            rows, token = self._message_rows(account_id, thread_id, message_ids, page_size, page_token)
+        except InvalidCursor:
+            if not self.thread_exists(account_id, thread_id):
+                return None
+            raise
+        if not rows and not self.thread_exists(account_id, thread_id):
+            return None
         contacts = {str(r["id"]): wire.contact_wire(r) for r in self._contact_rows(account_id, _senders(rows))}
         return wire.page("messages", [wire.message_wire(r, contacts) for r in rows], token)
 

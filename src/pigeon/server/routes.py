@@ -2,7 +2,8 @@
 
 Handlers that touch SQLite are plain ``def`` run in a thread pool (:func:`in_pool`), so a slow request never holds
 the others up (the database reads through a connection a thread). Only the webhook route, which resolves a host
-name, is ``async`` itself. The two lists answer with bodies written straight from the rows (:mod:`.wire`).
+name, is ``async`` itself. The two lists answer with bodies written straight from the rows (:mod:`.wire`), and read
+their query themselves (:mod:`.queries`: FastAPI's solving of a signature's parameters was half their CPU).
 """
 
 # No ``from __future__ import annotations`` here: FastAPI must see the real ``Annotated`` dependency objects that
@@ -15,15 +16,12 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, ParamSpec, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from pigeon.models import (
-    PAGE_SIZE_DEFAULT,
-    PAGE_SIZE_MAX,
-    PAGE_SIZE_MIN,
     Contact,
     CreateInbox,
     CreateWebhook,
@@ -38,15 +36,24 @@ from pigeon.models import (
 from pigeon.server.db import Database, InvalidCursor, hash_token
 from pigeon.server.limits import RateLimiter
 from pigeon.server.problems import BODY, INVALID, RATE, UNAUTHORIZED, Docs, ProblemError, ProblemFieldError, problem_doc
+from pigeon.server.queries import (
+    MessagesQuery,
+    ThreadsQuery,
+    query_operation,
+    read_query,
+)
 from pigeon.server.webhook_targets import UnsafeWebhookURL, check_url
 from pigeon.server.webhooks import new_secret
 
-THREAD_PAGE_DEFAULT = 100
-THREAD_PAGE_MAX = 500
-
 P = ParamSpec("P")
 R = TypeVar("R")
-_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="pigeon-db")
+DB_THREADS = 2
+"""Threads that run the handlers. Two, so one slow request (a long read, a write waiting for the lock) never holds
+up the rest; not more, since only one of them runs Python at a time (the GIL) and every further one makes them
+hand it over more often: under 8 list-messages requests in flight, 1 thread took 7 context switches a request,
+2 took 14, 4 took 41, 16 took 62-68, and the service's CPU a request rose with them (about 0.85-1.1 ms with 1 or
+2 threads, 1.3-1.8 ms with 16) on this project's 2-core machine (issue 16)."""
+_POOL = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="pigeon-db")
 
 
 def in_pool(handler: Callable[P, R]) -> Callable[P, Awaitable[R]]:
@@ -76,7 +83,8 @@ def make_router(
     router = APIRouter()
     bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <token>")
 
-    async def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
+    def authenticate(credentials: HTTPAuthorizationCredentials | None) -> str:
+        """The caller's account, or a 401 (no or an unknown token) or 429 (over the rate limit) problem."""
         challenge = {"WWW-Authenticate": "Bearer"}
         if credentials is None or not credentials.credentials:
             raise ProblemError(401, "Unauthorized", "Send Authorization: Bearer <token>", headers=challenge)
@@ -94,6 +102,9 @@ def make_router(
                 )
         return account_id
 
+    async def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str:
+        return authenticate(credentials)
+
     Account = Annotated[str, Depends(caller)]
 
     # --- 1. list messages ----------------------------------------------------------------------------------------
@@ -104,29 +115,27 @@ def make_router(
         responses={**UNAUTHORIZED, 404: problem_doc("No such thread"), **INVALID, **RATE},
         summary="List messages",
         tags=["messages"],
+        openapi_extra=query_operation(MessagesQuery, bearer.scheme_name),
     )
+    async def list_messages(request: Request) -> Response:  # (its query: see .queries)
+        account = authenticate(await bearer(request))
+        return await messages_page(account, read_query(MessagesQuery, request.query_params))
+
     @in_pool
-    def list_messages(
-        account: Account,
-        thread_id: Annotated[uuid.UUID, Query(description="Thread whose messages are listed")],
-        message_ids: Annotated[
-            list[uuid.UUID] | None, Query(max_length=PAGE_SIZE_MAX, description="Only these messages (at most 100)")
-        ] = None,
-        page_size: Annotated[int, Query(ge=PAGE_SIZE_MIN, le=PAGE_SIZE_MAX)] = PAGE_SIZE_DEFAULT,
-        page_token: Annotated[str | None, Query(max_length=1000)] = None,
-    ) -> Response:
-        if not db.thread_exists(account, str(thread_id)):
-            raise ProblemError(404, "Not Found", "No such thread")
+    def messages_page(account: str, query: MessagesQuery) -> Response:
+        message_ids = [str(m) for m in query.message_ids] if query.message_ids is not None else None
         try:
             body = db.list_messages_json(
                 account,
-                str(thread_id),
-                message_ids=[str(m) for m in message_ids] if message_ids is not None else None,
-                page_size=page_size,
-                page_token=page_token,
+                str(query.thread_id),
+                message_ids=message_ids,
+                page_size=query.page_size,
+                page_token=query.page_token,
             )
         except InvalidCursor as exc:
             raise ProblemError(400, "Bad Request", str(exc)) from None
+        if body is None:
+            raise ProblemError(404, "Not Found", "No such thread")
         return Response(body, media_type="application/json")
 
     # --- 2. list threads -----------------------------------------------------------------------------------------
@@ -138,15 +147,16 @@ def make_router(
         summary="List threads",
         description="Latest activity first. Pages of `page_size` threads; `next_page_token` is empty on the last.",
         tags=["threads"],
+        openapi_extra=query_operation(ThreadsQuery, bearer.scheme_name),
     )
+    async def list_threads(request: Request) -> Response:  # (its query: see .queries)
+        account = authenticate(await bearer(request))
+        return await threads_page(account, read_query(ThreadsQuery, request.query_params))
+
     @in_pool
-    def list_threads(
-        account: Account,
-        page_size: Annotated[int, Query(ge=1, le=THREAD_PAGE_MAX)] = THREAD_PAGE_DEFAULT,
-        page_token: Annotated[str | None, Query(max_length=1000)] = None,
-    ) -> Response:
+    def threads_page(account: str, query: ThreadsQuery) -> Response:
         try:
-            body = db.list_threads_json(account, page_size=page_size, page_token=page_token)
+            body = db.list_threads_json(account, page_size=query.page_size, page_token=query.page_token)
         except InvalidCursor as exc:
             raise ProblemError(400, "Bad Request", str(exc)) from None
         return Response(body, media_type="application/json")
