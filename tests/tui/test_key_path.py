@@ -8,7 +8,7 @@ import time
 from unittest.mock import patch
 
 from textual import events
-from textual._compositor import ChopsUpdate, Compositor
+from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -35,12 +35,10 @@ async def until(pilot: Pilot, holds, within: float = 5.0) -> None:  # type: igno
 def update_text(compositor: Compositor, regions: list[Region], renders: object) -> str:
     """What a partial update of ``regions`` writes to the terminal, with ``renders`` as the compositor's way of
     asking widgets for their lines."""
-    crop = Region.from_union(regions).intersection(compositor.size.region)
-    spans = list(compositor._regions_to_spans(regions))
-    lines = {y for y, _, _ in spans}
+    compositor._dirty_regions = set(regions)
     with patch.object(LineCompositor, "_get_renders", renders):
-        chops = compositor._render_chops(crop, lines.__contains__)
-    update = ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts])
+        update = compositor.render_partial_update()
+    assert update is not None
     return update.render_segments(compositor.root.app.console)  # type: ignore[union-attr]
 
 
@@ -92,6 +90,16 @@ async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
             update_text(screen._compositor, [Region(box.x, box.y + 3, box.width, 1)], LineCompositor._get_renders)
         assert [name for name, _ in asked] == ["ThreadList"]  # nothing behind it, not the sidebar or the reader
         assert asked[0][1].height == 1
+
+        # A focus move (Enter): the list, the reader and the key bar change. The rectangle around them is the
+        # whole screen, but neither the sidebar nor the containers behind the panes are asked for a line.
+        asked.clear()
+        reader, bar = screen.query_one(Reader), screen.query_one(KeyBar)
+        with patch.object(Widget, "render_lines", render_lines):
+            update_text(screen._compositor, [threads.region, reader.region, bar.region], LineCompositor._get_renders)
+        names = {name for name, _ in asked}
+        assert {"ThreadList", "Reader", "KeyBar"} <= names
+        assert names <= {"ThreadList", "Reader", "KeyBar", "Static", "ScrollBar"}, names
 
 
 async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> None:
