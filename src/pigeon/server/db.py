@@ -169,7 +169,7 @@ class Database(MailWriter, WebhookRows):
     def list_threads_json(self, account_id: str, *, page_size: int, page_token: str | None) -> str:
         """:meth:`list_threads` as the answer's body, written straight from the rows (:mod:`.wire`)."""
         rows, token = self._thread_rows(account_id, page_size, page_token)
-        return wire.page("threads", [wire.thread_wire(r) for r in rows], token)
+        return wire.page("threads", [wire.thread_text(r) for r in rows], token)
 
     def thread_exists(self, account_id: str, thread_id: str) -> bool:
         row = self.row("SELECT 1 FROM threads WHERE id = ? AND account_id = ?", (thread_id, account_id))
@@ -235,8 +235,8 @@ class Database(MailWriter, WebhookRows):
             raise
         if not rows and not self.thread_exists(account_id, thread_id):
             return None
-        contacts = {str(r["id"]): wire.contact_wire(r) for r in self._contact_rows(account_id, _senders(rows))}
-        return wire.page("messages", [wire.message_wire(r, contacts) for r in rows], token)
+        contacts = {str(r["id"]): wire.contact_text(r) for r in self._contact_rows(account_id, _senders(rows))}
+        return wire.page("messages", [wire.message_text(r, contacts) for r in rows], token)
 
     def get_message(self, account_id: str, message_id: str) -> Message | None:
         row = self.row("SELECT * FROM messages WHERE id = ? AND account_id = ?", (message_id, account_id))
