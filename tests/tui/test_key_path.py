@@ -18,6 +18,7 @@ from pigeon.tui.frames import FOCUS_FRAME_WAIT
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.pane import SteadyScrollBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import SIZE, mail_loaded, scene_app, settle
@@ -99,7 +100,7 @@ async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
             update_text(screen._compositor, [threads.region, reader.region, bar.region], LineCompositor._get_renders)
         names = {name for name, _ in asked}
         assert {"ThreadList", "Reader", "KeyBar"} <= names
-        assert names <= {"ThreadList", "Reader", "KeyBar", "Static", "ScrollBar"}, names
+        assert names <= {"ThreadList", "Reader", "KeyBar", "Static", "SteadyScrollBar"}, names
 
 
 async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> None:
@@ -157,7 +158,42 @@ async def test_a_focus_move_is_shown_in_one_frame() -> None:
             await until(pilot, lambda: app._batch_count == 0 and reader.has_focus and not threads.has_focus)
             await pilot.pause()
         assert len(frames) == 1
-        assert {"Reader", "ThreadList", "KeyBar", "ScrollBar"} <= frames[0]
+        assert {"Reader", "ThreadList", "KeyBar"} <= frames[0]
+        assert not {name for name in frames[0] if "ScrollBar" in name}  # their look is the same (SteadyScrollBar)
+
+
+async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
+        await settle(pilot)
+        bar = threads.vertical_scrollbar
+        assert isinstance(bar, SteadyScrollBar)
+        assert threads.show_vertical_scrollbar  # (the list is longer than the screen)
+        drawn: list[object] = []
+        original = SteadyScrollBar.render
+
+        def render(self: SteadyScrollBar) -> object:
+            drawn.append(self)
+            return original(self)
+
+        with patch.object(SteadyScrollBar, "render", render):
+            for pane in (reader, threads):  # open, and back: both panes restyled twice
+                screen.set_focus(pane)
+                await until(pilot, lambda pane=pane: pane.has_focus and app._batch_count == 0)  # type: ignore[misc]
+                await settle(pilot)
+            assert bar not in drawn
+            before = threads.scroll_y
+            threads.scroll_page_down(animate=False)
+            await settle(pilot)
+            assert threads.scroll_y > before
+            assert bar in drawn  # its thumb moved
+            drawn.clear()
+            app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+            await settle(pilot)
+            assert bar in drawn  # new colours
 
 
 async def test_a_focus_frame_does_not_wait_for_a_widget_that_never_answers() -> None:

@@ -7,15 +7,64 @@ most of the time an Enter on a previewed thread took (measured at a pseudo-termi
 is part of its content here instead; the border's colour stays in the stylesheet (a border repaints the pane
 alone).
 
-A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`).
+A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`), and drawn
+again only when what it shows changed (:class:`SteadyScrollBar`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.content import Content
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 FOCUSED_TITLE = "$accent"
+
+
+class SteadyScrollBar(ScrollBar):
+    """A scrollbar drawn again only when what it shows changed.
+
+    Textual restyles a widget's scrollbars with the widget, and its scrollbar-colour properties repaint them even
+    when the colours stay the same: every focus move (opening a thread, going back) drew the list's and the reader's
+    scrollbars anew, 5.8 of the 20 ms an Enter spent rendering lines (headless, 1,000 threads, a slow spell of this
+    project's VM; issue 16). A plain ``refresh()`` that finds the look it last drew changes nothing here; any other
+    refresh, or one after a change of size, position, colour or hover, is Textual's."""
+
+    _shown: tuple[Any, ...] | None = None
+
+    def _look(self) -> tuple[Any, ...] | None:
+        parent = self.parent
+        if parent is None or not self.is_mounted:
+            return None
+        styles = parent.styles
+        return (
+            self.size,
+            self.thickness,
+            self.grabbed,
+            self.mouse_over,
+            self.window_virtual_size,
+            self.window_size,
+            self.position,
+            styles.scrollbar_color,
+            styles.scrollbar_color_hover,
+            styles.scrollbar_color_active,
+            styles.scrollbar_background,
+            styles.scrollbar_background_hover,
+            styles.scrollbar_background_active,
+            parent.background_colors,
+            self.screen.styles.scrollbar_color,
+        )
+
+    def render(self) -> Any:
+        self._shown = self._look()
+        return super().render()
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
+        plain = not regions and repaint and not layout and not recompose
+        if plain and self._shown is not None and self._look() == self._shown:
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class Pane(Widget):
@@ -38,6 +87,16 @@ class Pane(Widget):
         shown = self._shown_title  # (Content's == compares the text alone)
         if title.plain != shown.plain or title.spans != shown.spans:  # a new title repaints the whole pane
             self._shown_title = self.border_title = title
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's vertical scrollbar (made as ``Widget.vertical_scrollbar`` makes it), a :class:`SteadyScrollBar`."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def watch_has_focus(self, has_focus: bool) -> None:
         super().watch_has_focus(has_focus)  # (Textual restyles the widget)
