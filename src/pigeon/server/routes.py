@@ -47,6 +47,7 @@ from pigeon.server.webhooks import new_secret
 
 P = ParamSpec("P")
 R = TypeVar("R")
+Q = TypeVar("Q", bound=BaseModel)
 DB_THREADS = 2
 """Threads that run the handlers. Two, so one slow request (a long read, a write waiting for the lock) never holds
 up the rest; not more, since only one of them runs Python at a time (the GIL) and every further one makes them
@@ -107,6 +108,12 @@ def make_router(
 
     Account = Annotated[str, Depends(caller)]
 
+    async def list_answer(request: Request, model: type[Q], page: Callable[[str, Q], Awaitable[Response]]) -> Response:
+        """A list's answer: the caller's account, the query read from the request (:mod:`.queries`), then the page
+        from ``page`` (a handler run in the pool)."""
+        account = authenticate(await bearer(request))
+        return await page(account, read_query(model, request.query_params))
+
     # --- 1. list messages ----------------------------------------------------------------------------------------
 
     @router.get(
@@ -117,9 +124,8 @@ def make_router(
         tags=["messages"],
         openapi_extra=query_operation(MessagesQuery, bearer.scheme_name),
     )
-    async def list_messages(request: Request) -> Response:  # (its query: see .queries)
-        account = authenticate(await bearer(request))
-        return await messages_page(account, read_query(MessagesQuery, request.query_params))
+    async def list_messages(request: Request) -> Response:
+        return await list_answer(request, MessagesQuery, messages_page)
 
     @in_pool
     def messages_page(account: str, query: MessagesQuery) -> Response:
@@ -149,9 +155,8 @@ def make_router(
         tags=["threads"],
         openapi_extra=query_operation(ThreadsQuery, bearer.scheme_name),
     )
-    async def list_threads(request: Request) -> Response:  # (its query: see .queries)
-        account = authenticate(await bearer(request))
-        return await threads_page(account, read_query(ThreadsQuery, request.query_params))
+    async def list_threads(request: Request) -> Response:
+        return await list_answer(request, ThreadsQuery, threads_page)
 
     @in_pool
     def threads_page(account: str, query: ThreadsQuery) -> Response:
