@@ -67,6 +67,8 @@ def view_label(view: str) -> str:
 class InboxList(OptionList, Pane):
     """Views (``view:<name>``) and inboxes (``inbox:<id>``), each with its count."""
 
+    RESTYLE_ON_FOCUS: ClassVar[bool] = True  # (OptionList's stylesheet shows the focus on its highlighted option)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", id="inboxes.down", show=False),
         Binding("k", "cursor_up", "Up", id="inboxes.up", show=False),

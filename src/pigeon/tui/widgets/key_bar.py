@@ -13,10 +13,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
+from textual.strip import Strip
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+
+
+STRIPS_KEPT = 8  # sets of keys whose strip is kept (the list's, the reader's, the sidebar's, a search's)
 
 
 class KeyHint(NamedTuple):
@@ -56,6 +60,8 @@ class KeyBar(Widget, can_focus=False):
         self._version = 0  # bumped when the keys or the look may have changed
         self._drawn: tuple[tuple[int, int], Text] | None = None
         self._hints: tuple[list[KeyHint], KeyHint | None] | None = None
+        self._look = 0  # bumped when the styles change
+        self._strips: dict[tuple[Any, ...], tuple[Strip, list[tuple[int, int, KeyHint]]]] = {}
 
     def on_mount(self) -> None:
         # The screen's signal covers bindings that change in place; focus moves are watched as well, since the
@@ -83,6 +89,8 @@ class KeyBar(Widget, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._version += 1
+        self._look += 1
+        self._strips.clear()
 
     def hints(self) -> tuple[list[KeyHint], KeyHint | None]:
         """The keys to show (first binding of each action, in order) and the palette's key."""
@@ -111,6 +119,27 @@ class KeyBar(Widget, can_focus=False):
         text = self._render_bar()
         self._drawn = (key, text)
         return text
+
+    def render_line(self, y: int) -> Strip:
+        """The bar as one strip, kept for each set of keys it has shown: opening a thread and going back alternate
+        between two, and Textual's way from ``render`` to a strip (a rich ``Text`` made a ``Content``, then laid
+        out) took 2.5 ms of the 10 an Enter took at a pseudo-terminal (issue 16)."""
+        width = self.size.width
+        if y or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        shown, palette = self._hints if self._hints is not None else self.hints()
+        key = (tuple(shown), palette, width, self._look)
+        kept = self._strips.get(key)
+        if kept is None:
+            text = self._render_bar()
+            segments = list(text.render(self.app.console, end=""))
+            strip = Strip(segments, text.cell_len).extend_cell_length(width).crop(0, width)
+            kept = (strip.apply_style(self.rich_style), self._spans)
+            if len(self._strips) >= STRIPS_KEPT:
+                self._strips.clear()
+            self._strips[key] = kept
+        self._spans = kept[1]  # (a click reads the keys where they are drawn)
+        return kept[0]
 
     def _render_bar(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")

@@ -1,11 +1,13 @@
-"""A pane of the mail screen (sidebar, thread list, reader): a border title in the accent colour while it has the
-focus.
+"""A pane of the mail screen (sidebar, thread list, reader): its title shown as a badge in the accent colour while it
+has the focus.
 
-The stylesheet could say so (``:focus { border-title-color: $accent }``), but Textual repaints every child of a
-widget whose colour rule changes: the reader's whole thread was laid out again each time it took or lost the focus,
-most of the time an Enter on a previewed thread took (measured at a pseudo-terminal, issue 16). The title's colour
-is part of its content here instead; the border's colour stays in the stylesheet (a border repaints the pane
-alone).
+Moving the focus changes a pane's title line and nothing else of it (the thread list also changes its cursor's row,
+:class:`pigeon.tui.widgets.thread_list.ThreadList`), and those lines are all that is drawn again. A focus cue in the
+stylesheet (``:focus { border: round $accent }``) changes a cell of every line of both panes: Textual then draws
+both panes whole, 12.5 of the 24 ms an Enter's frame took at a pseudo-terminal, and restyling them took 5 ms more
+(1,000 threads, issue 16). So no rule of the stylesheet depends on a pane's ``:focus`` (a test holds app.tcss to it),
+and a pane that takes or loses the focus is not restyled, only its title line repainted. A pane built on a Textual
+widget whose own stylesheet has ``:focus`` rules (the sidebar's ``OptionList``) sets ``RESTYLE_ON_FOCUS``.
 
 A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`), and drawn
 again only when what it shows changed (:class:`SteadyScrollBar`).
@@ -13,13 +15,18 @@ again only when what it shows changed (:class:`SteadyScrollBar`).
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, ClassVar, Self
 
+from textual import events
 from textual.content import Content
+from textual.dom import NoScreen
+from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
-FOCUSED_TITLE = "$accent"
+FOCUSED_TITLE = "bold reverse $accent"
+"""The focused pane's title: a badge in the accent colour, the pane's background as its text (any theme)."""
 
 
 class SteadyScrollBar(ScrollBar):
@@ -68,6 +75,10 @@ class SteadyScrollBar(ScrollBar):
 
 
 class Pane(Widget):
+    RESTYLE_ON_FOCUS: ClassVar[bool] = False
+    """Restyle the pane when it takes or loses the focus (Textual's way): for a widget whose stylesheet has
+    ``:focus`` rules."""
+
     _title = Content("")  # as set
     _shown_title = Content("")  # as shown (with the focus's colour)
     _styled_scrollbar: Widget | None = None
@@ -83,10 +94,22 @@ class Pane(Widget):
         self._show_title()
 
     def _show_title(self) -> None:
-        title = self._title.stylize(FOCUSED_TITLE) if self.has_focus else self._title
+        focused = self.has_focus and self._title.plain
+        title = Content.assemble(" ", self._title, " ").stylize(FOCUSED_TITLE) if focused else self._title
         shown = self._shown_title  # (Content's == compares the text alone)
-        if title.plain != shown.plain or title.spans != shown.spans:  # a new title repaints the whole pane
-            self._shown_title = self.border_title = title
+        if title.plain != shown.plain or title.spans != shown.spans:
+            self._shown_title = title
+            # As Textual's ``border_title`` does, without its repaint of the whole pane: the title's line alone.
+            self._border_title = title.expand_tabs(4).split()[0]
+            self.refresh_title_line()
+
+    def refresh_title_line(self) -> None:
+        """Draw the pane's top line again (its border and title), nothing else of it."""
+        if not self.is_mounted:
+            self.refresh()  # (drawn whole when it first shows)
+            return
+        left, top = self.content_offset
+        self.refresh(Region(-left, -top, self.outer_size.width, 1))
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -98,9 +121,40 @@ class Pane(Widget):
             self.app._start_widget(self, bar)
         return self._vertical_scrollbar
 
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Textual's, without its repaint of the whole pane (see the module)."""
+        if self.RESTYLE_ON_FOCUS:
+            return super().focus(scroll_visible)
+
+        def set_focus(widget: Widget) -> None:
+            with contextlib.suppress(NoScreen):
+                widget.screen.set_focus(self, scroll_visible=scroll_visible)
+
+        self.app.call_later(set_focus, self)
+        return self
+
+    def _on_focus(self, event: events.Focus) -> None:
+        if not self.RESTYLE_ON_FOCUS:  # Textual's (Widget's, which this stops), without its repaint of the pane
+            event.prevent_default()
+            self.has_focus = True
+            if self.parent is not None:
+                self.parent.post_message(events.DescendantFocus(self))
+
+    def _on_blur(self, event: events.Blur) -> None:
+        if not self.RESTYLE_ON_FOCUS:
+            event.prevent_default()
+            self.has_focus = False
+            if self.parent is not None:
+                self.parent.post_message(events.DescendantBlur(self))
+
     def watch_has_focus(self, has_focus: bool) -> None:
-        super().watch_has_focus(has_focus)  # (Textual restyles the widget)
+        if self.RESTYLE_ON_FOCUS:
+            super().watch_has_focus(has_focus)  # (Textual restyles the widget)
         self._show_title()
+        self.focus_shown(has_focus)
+
+    def focus_shown(self, has_focus: bool) -> None:
+        """Draw again what else of the pane shows the focus (the title is done)."""
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         """Textual styles a new scrollbar from the stylesheet only when its widget is next restyled: that was the

@@ -64,6 +64,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "thread-list--cursor",
+        "thread-list--cursor-focused",
         "thread-list--unread",
         "thread-list--dim",
         "thread-list--mark",
@@ -265,7 +266,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         width = self._row_width
         if index >= len(self.source) or width <= 0:
             return Strip.blank(width, self._look[0] if self._look else self.rich_style)
-        cursor = self.get_component_rich_style("thread-list--cursor") if index == self.cursor else None
+        cursor = self.get_component_rich_style(self._cursor_class) if index == self.cursor else None
         row = self.source.row(index)
         when = relative_time(row.when, self._now())
         self._drawn[y] = (row, when)
@@ -275,6 +276,17 @@ class ThreadList(ScrollView, Pane, can_focus=True):
             strip = self._render_row(row, when, width, cursor)
             self._cache[key] = strip
         return strip
+
+    @property
+    def _cursor_class(self) -> str:
+        """The cursor's look: brighter while the list has the focus (set here, not by a ``:focus`` rule: see
+        :mod:`pigeon.tui.widgets.pane`)."""
+        return "thread-list--cursor-focused" if self.has_focus else "thread-list--cursor"
+
+    def focus_shown(self, has_focus: bool) -> None:
+        top = int(self.scroll_offset.y)
+        if top <= self.cursor < top + self.size.height:
+            self.refresh(Region(0, self.cursor - top, self.size.width, 1))
 
     def _now(self) -> datetime:
         """The time the rows' ages are counted from, read once a second (not once a row: a repaint draws 40)."""
