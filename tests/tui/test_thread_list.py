@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from textual.app import App, ComposeResult
 
 from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
+from tests.tui.test_key_path import until
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -81,15 +82,24 @@ class CountingList(ThreadList):
     def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.drawn: list[int] = []
-        self.built: list[str] = []
+        self.built: list[str] = []  # for a frame
+        self.prepared: list[str] = []  # ahead, while the cursor rests
+        self._preparing_now = False
 
     def render_line(self, y: int):  # type: ignore[no-untyped-def]
         self.drawn.append(y)
         return super().render_line(y)
 
     def _render_row(self, row, when, width, cursor):  # type: ignore[no-untyped-def]
-        self.built.append(row.id)
+        (self.prepared if self._preparing_now else self.built).append(row.id)
         return super()._render_row(row, when, width, cursor)
+
+    def _prepare_beside(self) -> None:
+        self._preparing_now = True
+        try:
+            super()._prepare_beside()
+        finally:
+            self._preparing_now = False
 
 
 class CountingListApp(App[None]):
@@ -97,7 +107,7 @@ class CountingListApp(App[None]):
 
     CSS = """
     ThreadList > .thread-list--cursor { background: blue; }
-    ThreadList:focus > .thread-list--cursor { background: red; }
+    ThreadList > .thread-list--cursor-focused { background: red; }
     """
 
     def compose(self) -> ComposeResult:
@@ -137,6 +147,23 @@ async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
         assert threads.built == ["t0"]
 
 
+async def test_the_rows_beside_a_resting_cursor_are_drawn_ahead_as_they_look_under_it() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = app.query_one(CountingList)
+        threads.set_source(CountingSource(1000))
+        threads.focus()
+        await pilot.pause()
+        await pilot.press("j")
+        await until(pilot, lambda: "t2" in threads.prepared)
+        threads.built.clear()
+        await pilot.press("j")  # its row under the cursor is drawn already
+        await pilot.pause()
+        assert threads.cursor == 2
+        assert "t2" not in threads.built
+        assert 2 in threads.drawn
+
+
 class StarredSource(CountingSource):
     """A CountingSource in which some rows are starred and some rows are gone (as after a triage action)."""
 
@@ -165,15 +192,15 @@ async def test_a_new_source_builds_only_the_rows_whose_data_changed() -> None:
         assert threads.built == ["t3"]
         threads.built.clear()
         threads.cursor = 2
-        await pilot.pause()
+        await until(pilot, lambda: "t3" in threads.prepared)  # t3 under the cursor, drawn ahead while it rests
         threads.built.clear()
         # t2 is done: it leaves, the rows below move up a line (drawn from the cache), the cursor stays at the
-        # same place, now on t3, and one new row comes in at the bottom
+        # same place, now on t3 (drawn ahead), and one new row comes in at the bottom
         threads.set_source(StarredSource(1000, starred=frozenset({3}), gone=frozenset({2})), keep="t2")
         await pilot.pause()
         assert threads.cursor == 2
         assert threads.current.id == "t3"  # type: ignore[union-attr]
-        assert sorted(threads.built) == sorted(["t3", f"t{threads.size.height}"])
+        assert threads.built == [f"t{threads.size.height}"]
 
 
 async def test_keeping_the_cursor_on_a_thread_reads_the_rows_near_it_not_the_list() -> None:

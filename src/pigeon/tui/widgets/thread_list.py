@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from pigeon.core.listing import ThreadRow
 from pigeon.sanitize import clean_line
@@ -55,6 +56,9 @@ MARK_WIDTH = 5
 ROW_STYLES = ("thread-list--dim", "thread-list--unread", "thread-list--mark")
 GG_WINDOW = 1.0
 KEEP_SEARCH = 50  # rows either side of the cursor where a kept thread is looked for before asking the source
+PREPARE_AFTER = 0.02
+"""Seconds the cursor rests before the rows beside it are drawn ahead as they look under it (a person's keys come
+further apart; a burst of them draws nothing ahead)."""
 
 
 class ThreadList(ScrollView, Pane, can_focus=True):
@@ -117,6 +121,10 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self._now_at: tuple[int, datetime] | None = None
         self._drawn: dict[int, tuple[ThreadRow, str]] = {}  # what each line on screen was last drawn from
         self._g_pressed_at = 0.0
+        self._preparing: Timer | None = None
+
+    def on_mount(self) -> None:
+        self._preparing = self.set_interval(PREPARE_AFTER, self._prepare_beside, pause=True)
 
     # --- data ------------------------------------------------------------------------------------------------
 
@@ -188,6 +196,27 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         row = self.current
         if row is not None:
             self.post_message(self.Highlighted(self, value, row))
+        if self._preparing is not None:
+            self._preparing.reset()
+            self._preparing.resume()
+
+    def _prepare_beside(self) -> None:
+        """Draw the rows beside the cursor as they look under it, into the row cache, while the cursor rests: the
+        next ``j`` or ``k`` then finds its row drawn (drawing a row took 0.4 of the 4.8 ms a ``j`` took at a
+        pseudo-terminal, issue 16)."""
+        if self._preparing is not None:
+            self._preparing.pause()
+        width = self._row_width
+        if width <= 0:
+            return
+        cursor, now = self.get_component_rich_style(self._cursor_class), self._now()
+        for index in (self.cursor + 1, self.cursor - 1):
+            if 0 <= index < len(self.source):
+                row = self.source.row(index)
+                when = relative_time(row.when, now)
+                key = (row, when, width, cursor)
+                if key not in self._cache:
+                    self._cache[key] = self._render_row(row, when, width, cursor)
 
     def _scroll_cursor_into_view(self) -> None:
         height = max(self.size.height, 1)
