@@ -7,10 +7,10 @@ messages are exported once as a Maildir (``bench/maildir.py``) for NeoMutt (head
 start) and aerc, when they are installed (``apt-get install -y neomutt aerc``). Each program runs on a 160x45
 pseudo-terminal (``bench/ptyharness.py``: key written -> last byte of the frame, the screen emulated by pyte) with
 only the environment given here. One run: start -> the newest thread's subject on screen; Enter on it -> the
-last byte of what it draws; the back key -> the list again; then 20 single ``j`` (median), then 100 ``j`` in one
-write; peak RSS. Pigeon also goes back with ESC as a terminal without the kitty keyboard protocol sends it (one
-byte: Textual waits out the escape ambiguity) and as one with it sends it (``CSI 27 u``). Medians over ``--runs``;
-prints one JSON object and a Markdown table.
+last byte of what it draws; after ``READING`` seconds of silence, the back key -> the list again; then 20 single
+``j`` (median), then 100 ``j`` in one write; peak RSS. Pigeon also goes back with ESC as a terminal without the
+kitty keyboard protocol sends it (one byte: Textual waits out the escape ambiguity) and as one with it sends it
+(``CSI 27 u``). Medians over ``--runs``; prints one JSON object and a Markdown table.
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ FRAME_GAP = 0.03
 has rested 120 ms (a frame of its own, not the key's): with the 150 ms silence used elsewhere a single ``j`` would
 be timed to that preview instead of to its cursor move."""
 KITTY_ESCAPE = b"\x1b[27u"  # ESC as a terminal speaking the kitty keyboard protocol sends it
+READING = 0.4
+"""Seconds of silence after a thread opens before the back key, as a person reads first: Pigeon marks the thread
+read 250 ms after it opened, a frame of its own, which a back key pressed at once was timed to."""
 
 
 @dataclass
@@ -108,11 +111,14 @@ def one_run(program: Program, subject: str, *, escapes: bool) -> dict[str, float
     try:
         figures = {"first_row": run.first_shown(showing(subject), since=run.started, within=600)}
         figures["open_newest"] = run.press(b"\r")
+        run.settle(READING)
         figures["back"] = run.press(program.back, showing(subject))
         if escapes:
             run.press(b"\r")
+            run.settle(READING)
             figures["back_escape"] = run.press(b"\x1b", showing(subject))
             run.press(b"\r")
+            run.settle(READING)
             figures["back_kitty_escape"] = run.press(KITTY_ESCAPE, showing(subject))
         figures["j"] = statistics.median(run.press(b"j", still=FRAME_GAP) for _ in range(PRESSES))
         figures["hundred_j"] = run.press(b"j" * 100)
