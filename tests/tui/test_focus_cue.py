@@ -139,3 +139,34 @@ async def test_the_key_bar_draws_what_textual_would_and_keeps_a_strip_for_each_s
             await settle(pilot)
             assert cells(bar.render_line(0)) == cells(Widget.render_line(bar, 0))
             assert len(built) == 2  # new colours, a new strip
+
+
+async def test_a_focus_move_works_out_the_keys_once_before_its_frame() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        bar, reader, threads = screen.query_one(KeyBar), screen.query_one(Reader), screen.query_one(ThreadList)
+        asked: list[object] = []
+        before_frame: list[int] = []
+        original_hints, original_refresh = KeyBar.hints, screen._compositor_refresh
+
+        def hints(self: KeyBar):  # type: ignore[no-untyped-def]
+            asked.append(self.screen.focused)
+            return original_hints(self)
+
+        def refresh() -> None:
+            if not before_frame:
+                before_frame.append(len(asked))
+            original_refresh()
+
+        with patch.object(KeyBar, "hints", hints), patch.object(screen, "_compositor_refresh", refresh):
+            for pane in (reader, threads):
+                asked.clear()
+                before_frame.clear()
+                screen.set_focus(pane)
+                await until(pilot, lambda pane=pane: pane.has_focus and app._batch_count == 0)  # type: ignore[misc]
+                await settle(pilot)
+                assert before_frame == [1]
+                assert asked[0] is pane
+                assert bar._hints == original_hints(bar)  # the keys of the pane now focused

@@ -61,21 +61,35 @@ class KeyBar(Widget, can_focus=False):
         self._drawn: tuple[tuple[int, int], Text] | None = None
         self._hints: tuple[list[KeyHint], KeyHint | None] | None = None
         self._look = 0  # bumped when the styles change
+        self._worked_out_for: Widget | None = None  # the keys of a focus move, before its signal comes
         self._strips: dict[tuple[Any, ...], tuple[Strip, list[tuple[int, int, KeyHint]]]] = {}
 
     def on_mount(self) -> None:
         # The screen's signal covers bindings that change in place; focus moves are watched as well, since the
         # signal is not sent while the screen is still starting (the first focus).
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self.watch(self.screen, "focused", lambda _focused: self._changed(), init=False)
+        self.watch(self.screen, "focused", self._focus_moved, init=False)
         self.call_after_refresh(self._changed)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[Any]) -> None:
-        if self.is_attached and screen is self.screen:
-            self._changed()
+        if not self.is_attached or screen is not self.screen:
+            return
+        if self._worked_out_for is not None and self._worked_out_for is screen.focused:
+            self._worked_out_for = None  # the signal of the focus move this bar has just worked out
+            return
+        self._changed()
+
+    def _focus_moved(self, focused: Widget | None) -> None:
+        """The keys of the newly focused widget, in the focus move's frame. The screen's signal for the move was
+        sent just before (its callbacks come later) unless the screen is still starting: the keys are worked out
+        here, once, and that signal is let pass (1 ms of an Enter at a pseudo-terminal)."""
+        self._changed()
+        screen = self.screen
+        signalled = screen.is_attached and all(node.is_running for node in screen.ancestors_with_self)
+        self._worked_out_for = focused if signalled else None
 
     def _changed(self) -> None:
         """The keys may have changed: a focus move says so twice (the move, then Textual's bindings signal a frame
