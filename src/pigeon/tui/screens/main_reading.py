@@ -102,7 +102,7 @@ class Reading(MailList):
         shown = reader.thread
         if shown is not None and shown.id == thread_id and not reader.progress and reader.messages:
             # The preview has it laid out already: Enter only moves the focus (one small frame) and marks it read.
-            reader.focus()
+            self.set_focus(reader)  # (now: Widget.focus would wait a turn of the app's queue)
             self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
             self.read_neighbours()
             return
@@ -118,7 +118,7 @@ class Reading(MailList):
             if thread is not None:
                 reader.show(thread, messages, core.contacts, progress=progress)
             if focus and self.focused is not reader:
-                reader.focus()
+                self.set_focus(reader)
 
         waiting = self.set_timer(LOADING_DELAY, lambda: show([], "Loading messages…")) if focus else None
         try:
