@@ -7,11 +7,14 @@ import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from unittest.mock import patch
 
 import httpx
 import pytest
 
 from pigeon.api import PigeonClient
+from pigeon.models import Contact, Message, Sender, Thread
+from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import SCHEMA_VERSION, Change, MailStore, SchemaTooNew, UnknownThread, store_path
 from pigeon.store.search import QueryError, parse_query
 from pigeon.store.sync import index_stored, sync
@@ -569,3 +572,43 @@ async def test_rows_are_stored_before_any_message_and_requests_stay_within_the_b
     assert most == 3
     assert report.fetched == 25
     assert reported[-1][:2] == (25, 25)
+
+
+def _thread_by(sender: Contact, thread_id: str) -> tuple[Thread, list[Message]]:
+    thread = Thread(id=thread_id, subject="s", message_count=1, last_message_at=NOW)
+    message = Message(
+        id=f"{thread_id}-m", thread_id=thread_id, sender=Sender(contact=sender, raw_address="a@x.example")
+    )
+    return thread, [message]
+
+
+def test_a_senders_contact_is_written_once_while_it_stays_the_same(tmp_path: Path) -> None:
+    store = MailStore(tmp_path / "store.sqlite3")
+    ada = Contact(id="c1", display_name="Ada")
+    written: list[str] = []
+    store._conn.set_trace_callback(lambda sql: written.append(sql) if "INTO contacts" in sql else None)
+    first, second = _thread_by(ada, "t1"), _thread_by(Contact(id="c1", display_name="Ada"), "t2")
+    store.put_threads([first[0], second[0]])
+    store.put_fetched([Fetched("t1", first[1], "Ada", "")], index=False)
+    store.put_fetched([Fetched("t2", second[1], "Ada", "")], index=False)  # another message, the same contact
+    assert len(written) == 1
+    edited = Contact(id="c1", display_name="Ada Lovelace")
+    store.put_contact(edited)  # an edit: kept as the latest version
+    written.clear()
+    store.put_fetched([Fetched("t1", first[1], "Ada", "")], index=False)  # a message with the older copy
+    assert len(written) == 1  # it differs from what the store has: written, as before
+    assert [c.display_name for c in store.contacts()] == ["Ada"]
+
+    third = _thread_by(Contact(id="c2", display_name="Grace"), "t3")
+    store.put_threads([third[0]])
+    store._conn.set_trace_callback(None)
+
+    def fail(*args: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with patch.object(MailStore, "_index", fail), pytest.raises(sqlite3.OperationalError):
+        store.put_fetched([Fetched("t3", third[1], "Grace", "")], index=True)  # rolled back
+    assert [c.display_name for c in store.contacts()] == ["Ada"]
+    store.put_fetched([Fetched("t3", third[1], "Grace", "")], index=True)  # not taken as written before
+    assert sorted(c.display_name or "" for c in store.contacts()) == ["Ada", "Grace"]
+    store.close()

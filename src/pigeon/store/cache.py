@@ -35,6 +35,8 @@ def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
 
 UNSETTLED = frozenset({"MESSAGE_STATUS_PENDING", "MESSAGE_STATUS_SENT"})
 """Statuses a message leaves later (the service sends, then delivers or fails it)."""
+CONTACTS_KEPT = 1000
+"""Contacts whose last written version the store remembers, so as not to write them again unchanged."""
 SETTLING = timedelta(days=2)
 """How long a message may stay on its way before its status is taken as final (a service that never says
 "delivered" must not have its thread read again at every sync for ever)."""
@@ -73,6 +75,8 @@ def _wire_time(value: datetime | None) -> str:
 
 class CacheStore(Database):
     """What the service said, as of the last sync."""
+
+    _kept_contacts: dict[str, Contact] | None = None  # see _kept
 
     def put_inboxes(self, inboxes: Sequence[Inbox]) -> None:
         with self.transaction() as conn:
@@ -124,12 +128,42 @@ class CacheStore(Database):
         mark them synced; their text goes into the full-text index now (``index``) or by :meth:`index_pending`
         later. A thread the store does not have is left out. Returns how many threads were stored."""
         stored = 0
-        with self.transaction() as conn:
-            for fetched in batch:
-                stored += self._put_fetched(conn, fetched, index=index)
+        written: dict[str, Contact] = {}
+        with self._lock:  # (the contacts kept follow the commits in their order)
+            with self.transaction() as conn:
+                for fetched in batch:
+                    stored += self._put_fetched(conn, fetched, index=index, written=written)
+            self._kept(written)
         return stored
 
-    def _put_fetched(self, conn: sqlite3.Connection, fetched: Fetched, *, index: bool) -> int:
+    def _kept(self, written: dict[str, Contact]) -> dict[str, Contact]:
+        """The contacts as this store last wrote them (a committed transaction's ``written`` added), at most
+        ``CONTACTS_KEPT``: each message carries its sender's contact, and a first sync of 10,000 threads wrote the
+        same 300 contacts 17,482 times (issue 16: 0.4-0.9 s of a 20 s sync, in-process, alternating runs)."""
+        kept = self._kept_contacts
+        if kept is None or len(kept) + len(written) > CONTACTS_KEPT:
+            kept = self._kept_contacts = {}
+        kept.update(written)
+        return kept
+
+    def _contacts_to_write(self, messages: Sequence[Message], written: dict[str, Contact]) -> list[Contact]:
+        """The senders' contacts that differ from what the store has (as far as it knows): each once."""
+        kept = self._kept({})
+        found: list[Contact] = []
+        for message in messages:
+            contact = message.sender.contact if message.sender else None
+            if contact is None or not contact.id:
+                continue
+            known = written.get(contact.id) or kept.get(contact.id)
+            if known is not None and known == contact and known.model_fields_set == contact.model_fields_set:
+                continue
+            written[contact.id] = contact
+            found.append(contact)
+        return found
+
+    def _put_fetched(
+        self, conn: sqlite3.Connection, fetched: Fetched, *, index: bool, written: dict[str, Contact]
+    ) -> int:
         thread_id, messages = fetched.thread_id, fetched.messages
         row = conn.execute(
             "SELECT rowid, subject, last_message_at, message_count FROM threads WHERE id = ?", (thread_id,)
@@ -141,10 +175,9 @@ class CacheStore(Database):
             "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
             [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
-        contacts = {c.id: c for m in messages if m.sender and (c := m.sender.contact) is not None and c.id}
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-            [(c.id, c.name, c.wire_json()) for c in contacts.values()],
+            [(c.id, c.name, c.wire_json()) for c in self._contacts_to_write(messages, written)],
         )
         attachment = any(b.filename for m in messages for b in m.content_blocks)
         synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
@@ -207,20 +240,25 @@ class CacheStore(Database):
         Each item is ``(thread, messages, who, recipients)``; returns how many threads were stored.
         """
         count = 0
-        with self.transaction() as conn:
-            for thread, messages, who, recipients in items:
-                if not thread.id:
-                    continue
-                last = _wire_time(thread.last_message_at)
-                total = thread.message_count or len(messages)
-                conn.execute(
-                    "INSERT INTO threads (id, inbox_id, subject, last_message_at, message_count, data) "
-                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
-                    "subject = excluded.subject, last_message_at = excluded.last_message_at, "
-                    "message_count = excluded.message_count, data = excluded.data",
-                    (thread.id, thread.inbox_id, thread.subject or "", last, total, thread.wire_json()),
-                )
-                count += self._put_fetched(conn, Fetched(thread.id, messages, who, recipients), index=True)
+        written: dict[str, Contact] = {}
+        with self._lock:
+            with self.transaction() as conn:
+                for thread, messages, who, recipients in items:
+                    if not thread.id:
+                        continue
+                    last = _wire_time(thread.last_message_at)
+                    total = thread.message_count or len(messages)
+                    conn.execute(
+                        "INSERT INTO threads (id, inbox_id, subject, last_message_at, message_count, data) "
+                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET inbox_id = excluded.inbox_id, "
+                        "subject = excluded.subject, last_message_at = excluded.last_message_at, "
+                        "message_count = excluded.message_count, data = excluded.data",
+                        (thread.id, thread.inbox_id, thread.subject or "", last, total, thread.wire_json()),
+                    )
+                    count += self._put_fetched(
+                        conn, Fetched(thread.id, messages, who, recipients), index=True, written=written
+                    )
+            self._kept(written)
         return count
 
     def messages(self, thread_id: str) -> list[Message]:
@@ -233,11 +271,13 @@ class CacheStore(Database):
         """Keep the latest version of a contact (after an edit)."""
         if not contact.id:
             return
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-                (contact.id, contact.name, contact.wire_json()),
-            )
+        with self._lock:
+            with self.transaction() as conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+                    (contact.id, contact.name, contact.wire_json()),
+                )
+            self._kept({contact.id: contact})
 
     def contacts(self) -> list[Contact]:
         from pigeon.models import Contact
