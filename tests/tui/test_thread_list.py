@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
 from tests.tui.test_key_path import until
@@ -115,13 +116,19 @@ class CountingListApp(App[None]):
         yield ThreadList(id="other", clock=lambda: NOW)
 
 
+async def focused_list(pilot: Pilot[None]) -> CountingList:
+    """The counting list on 1,000 rows, focused and drawn."""
+    threads = pilot.app.query_one(CountingList)
+    threads.set_source(CountingSource(1000))
+    threads.focus()
+    await pilot.pause()
+    return threads
+
+
 async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        threads = app.query_one(CountingList)
-        threads.set_source(CountingSource(1000))
-        threads.focus()
-        await pilot.pause()
+        threads = await focused_list(pilot)
         assert len(threads.drawn) >= threads.size.height  # the first paint draws every line
         threads.drawn.clear()
         await pilot.press("j")
@@ -137,10 +144,7 @@ async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> 
 async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        threads = app.query_one(CountingList)
-        threads.set_source(CountingSource(1000))
-        threads.focus()
-        await pilot.pause()
+        threads = await focused_list(pilot)
         threads.built.clear()
         app.query_one("#other", ThreadList).focus()  # the cursor's colour changes with focus, nothing else
         await pilot.pause()
@@ -150,10 +154,7 @@ async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
 async def test_the_rows_beside_a_resting_cursor_are_drawn_ahead_as_they_look_under_it() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        threads = app.query_one(CountingList)
-        threads.set_source(CountingSource(1000))
-        threads.focus()
-        await pilot.pause()
+        threads = await focused_list(pilot)
         await pilot.press("j")
         await until(pilot, lambda: "t2" in threads.prepared)
         threads.built.clear()
