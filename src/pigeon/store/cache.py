@@ -148,7 +148,7 @@ class CacheStore(Database):
 
     def _contacts_to_write(self, messages: Sequence[Message], written: dict[str, Contact]) -> list[Contact]:
         """The senders' contacts that differ from what the store has (as far as it knows): each once."""
-        kept = self._kept({})
+        kept = self._kept_contacts or {}
         found: list[Contact] = []
         for message in messages:
             contact = message.sender.contact if message.sender else None

@@ -58,9 +58,7 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id, classes=classes)
         self._spans: list[tuple[int, int, KeyHint]] = []
         self._version = 0  # bumped when the keys or the look may have changed
-        self._drawn: tuple[tuple[int, int], Text] | None = None
         self._hints: tuple[list[KeyHint], KeyHint | None] | None = None
-        self._look = 0  # bumped when the styles change
         self._worked_out_for: Widget | None = None  # the keys of a focus move, before its signal comes
         self._strips: dict[tuple[Any, ...], tuple[Strip, list[tuple[int, int, KeyHint]]]] = {}
 
@@ -92,8 +90,7 @@ class KeyBar(Widget, can_focus=False):
         self._worked_out_for = focused if signalled else None
 
     def _changed(self) -> None:
-        """The keys may have changed: a focus move says so twice (the move, then Textual's bindings signal a frame
-        later), and the bar is drawn again only if what it shows did change."""
+        """The keys may have changed: the bar is drawn again only if what it shows did change."""
         shown = self.hints()
         if shown != self._hints:
             self._hints = shown
@@ -103,7 +100,6 @@ class KeyBar(Widget, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._version += 1
-        self._look += 1
         self._strips.clear()
 
     def hints(self) -> tuple[list[KeyHint], KeyHint | None]:
@@ -125,14 +121,8 @@ class KeyBar(Widget, can_focus=False):
         return shown, palette
 
     def render(self) -> Text:
-        """The bar, made again only when the keys, the look or the width changed (a frame that opens a thread
-        repaints the bar with everything else, and need not work it out again)."""
-        key = (self._version, self.size.width)
-        if self._drawn is not None and self._drawn[0] == key:
-            return self._drawn[1]
-        text = self._render_bar()
-        self._drawn = (key, text)
-        return text
+        """The bar as text (the screen draws it through :meth:`render_line`)."""
+        return self._render_bar()
 
     def render_line(self, y: int) -> Strip:
         """The bar as one strip, kept for each set of keys it has shown: opening a thread and going back alternate
@@ -142,7 +132,7 @@ class KeyBar(Widget, can_focus=False):
         if y or width <= 0:
             return Strip.blank(width, self.rich_style)
         shown, palette = self._hints if self._hints is not None else self.hints()
-        key = (tuple(shown), palette, width, self._look)
+        key = (tuple(shown), palette, width)  # (a new look clears them all)
         kept = self._strips.get(key)
         if kept is None:
             text = self._render_bar()

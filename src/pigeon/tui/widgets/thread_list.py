@@ -213,10 +213,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         for index in (self.cursor + 1, self.cursor - 1):
             if 0 <= index < len(self.source):
                 row = self.source.row(index)
-                when = relative_time(row.when, now)
-                key = (row, when, width, cursor)
-                if key not in self._cache:
-                    self._cache[key] = self._render_row(row, when, width, cursor)
+                self._row_strip(row, relative_time(row.when, now), width, cursor)
 
     def _scroll_cursor_into_view(self) -> None:
         height = max(self.size.height, 1)
@@ -299,6 +296,10 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         row = self.source.row(index)
         when = relative_time(row.when, self._now())
         self._drawn[y] = (row, when)
+        return self._row_strip(row, when, width, cursor)
+
+    def _row_strip(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
+        """A row as drawn, from the cache when it was drawn before as it looks now."""
         key = (row, when, width, cursor)  # what the row shows: its data, its age as shown, the cursor's look
         strip = self._cache.get(key)
         if strip is None:
