@@ -36,6 +36,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_FLIGHT = 8
+MBSYNC_MESSAGES_PER_S = 1140  # issue 16's measurement of mbsync 1.4 from Dovecot on this machine
 
 
 def free_port() -> int:
@@ -196,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--skip", default="", help="comma-separated: service, sync, rows")
+    parser.add_argument("--write", action="store_true", help="put the figures in docs/performance.md")
     args = parser.parse_args(argv)
     token = (args.folder / "token").read_text().strip()
     skip = set(filter(None, args.skip.split(",")))
@@ -214,6 +216,53 @@ def main(argv: list[str] | None = None) -> None:
             result[name] = {key: statistics.median(run[key] for run in found) for key in found[0]}
             result[name]["all"] = found
     print(json.dumps(result, indent=1))
+    command = f"uv run python bench/loopback.py {args.folder} --runs {args.runs} --requests {args.requests}"
+    text = block(result, command + (f" --skip {args.skip}" if skip else ""))
+    print(text)
+    if args.write:
+        from bench.report import write_block
+
+        write_block("loopback", text)
+
+
+def block(result: dict[str, Any], command: str) -> str:
+    """The figures as Markdown, against issue 16's targets: medians (min-max of the runs)."""
+    from bench.report import machine
+
+    def spread(part: str, key: str, scale: float = 1, digits: int = 1) -> str:
+        values = [run[key] * scale for run in result[part]["all"]]
+        median = result[part][key] * scale
+        return f"{median:,.{digits}f} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "missed"
+
+    rows = ["| figure | median (min-max) | issue 16's target |", "|---|---|---|"]
+    if "sync" in result:
+        sync = result["sync"]
+        rate = sync["messages"] / sync["seconds"]
+        rows += [
+            f"| `pigeon sync`, fresh store: {sync['threads']:,} threads, {sync['messages']:,} messages "
+            f"| {spread('sync', 'seconds')} s | under 10 s: {verdict(sync['seconds'] < 10)} |",
+            f"| its CPU: the client / the service | {spread('sync', 'client_cpu_s')} s / "
+            f"{spread('sync', 'service_cpu_s')} s | |",
+            f"| messages a second (mbsync from Dovecot, in the issue: 1,140) | {rate:,.0f} "
+            f"| ahead of mbsync: {verdict(rate > MBSYNC_MESSAGES_PER_S)} |",
+        ]
+    if "rows" in result:
+        rows.append(
+            f"| first rows in the store after the first thread page's answer | {spread('rows', 'seconds', 1000)} ms "
+            f"| under 1 s: {verdict(result['rows']['seconds'] < 1)} |"
+        )
+    if "service" in result:
+        service = result["service"]
+        rows += [
+            f"| the service: list messages, page_size 100, {IN_FLIGHT} in flight | "
+            f"{spread('service', 'requests_per_s', 1, 0)} requests a second "
+            f"| 1,000 or more: {verdict(service['requests_per_s'] >= 1000)} |",
+            f"| its latency, p50 / p99 | {spread('service', 'p50_ms')} / {spread('service', 'p99_ms')} ms | |",
+        ]
+    return f"`{command}` ({machine()}):\n\n" + "\n".join(rows)
 
 
 if __name__ == "__main__":

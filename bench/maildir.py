@@ -5,7 +5,8 @@
 Every stored message becomes one RFC 5322 message in ``<dest>/INBOX``: From (name and address), To and Cc,
 Subject, Date, Message-ID, and In-Reply-To/References from the message's parent, so a client's threading makes the
 same conversations; its text blocks as text/plain, an HTML block as a text/html alternative, an attachment as a
-named part of its size. Messages go in oldest first, so a Maildir client's arrival order matches.
+named part of its size. Messages go in oldest first, so a Maildir client's arrival order matches, and end in
+``cur/``, unread.
 """
 
 from __future__ import annotations
@@ -86,7 +87,16 @@ def export(store: Path, dest: Path) -> int:
             # As bytes: a message object would be deep-copied by the mailbox (12 of 28 s for 3,041 messages).
             box.add(as_email(json.loads(data), subject).as_bytes())
             count += 1
+    seen_by_a_client(dest / "INBOX")
     return count
+
+
+def seen_by_a_client(folder: Path) -> None:
+    """Move every message from ``new/`` to ``cur/``, unread (``:2,``), as NeoMutt and aerc leave them after their
+    first start. NeoMutt's header cache is keyed by the file's name: in ``new/`` the first measured start moved
+    every message and each later start read all of their headers again (95-102 s at 100,000 threads against 7 s)."""
+    for path in (folder / "new").iterdir():
+        path.rename(folder / "cur" / f"{path.name}:2,")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Measure Pigeon as a person sees it, at several mailbox sizes, and write docs/performance.md.
+"""Measure Pigeon as a person sees it, at several mailbox sizes, in tmux, and write its block of
+docs/performance.md (``bench/report.py``).
 
     uv run python bench/run.py --sizes 1000,10000,100000
 
@@ -10,8 +11,8 @@ screen; Enter on the newest thread -> its text visible; peak RSS (VmHWM) of the 
 the median of ``--runs`` runs with min-max. Also: a fresh store syncing from a local ``pigeon serve`` (threads/s,
 messages/s, requests), and the service alone (p50/p99 of list messages, page_size 100, bounded concurrency).
 
-Keys are sent at a person's pace (random pauses) after the app has settled; see FINDINGS below for why. Nothing
-here is collected by pytest; tests/test_bench.py checks the pieces on a tiny size.
+Keys are sent at a person's pace (random pauses) after the app has settled; docs/performance.md ("How the tmux bench
+measures") says why. Nothing here is collected by pytest; tests/test_bench.py checks the pieces on a tiny size.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / ".data"
-REPORT = ROOT / "docs" / "performance.md"
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 SEED = 7
 WIDTH, HEIGHT = 200, 50
@@ -405,89 +405,6 @@ def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
     return f"{mid:.{digits}f} {unit} ({low:.{digits}f}-{high:.{digits}f})"
 
 
-FINDINGS = """
-## How it is measured
-
-Pigeon runs in tmux with only the environment the bench gives it (`env -i`), after one unmeasured start per size:
-that start writes Python's bytecode cache, as a person's first start does. This sandbox sets
-`PYTHONDONTWRITEBYTECODE`, so before this change every run compiled every module again: the first row then took
-0.5-0.65 s instead of about 0.3 s (and 78 MiB instead of 67).
-
-The service is unreachable on purpose (nothing else runs); each run waits for the app's "Offline" banner (it
-moves the screen down a line) before any key is timed. Keys are sent with a random pause of 50-150 ms between
-them, as a person types: sent right after a frame, a key would wait for the next one of Textual's 60 frames a
-second and every figure would carry that wait. One keypress and opening a thread are timed from `tmux send-keys` to the
-changed screen in `tmux capture-pane` (each about 1.6 ms here).
-
-## The mail core (2026-11-23): the same figures on the same machine
-
-This report was made on a slower VM than the one before it (the unchanged sync took 91.7 s here against 77.6 s
-there). Moving the screens onto the mail core and the action registry was measured against the commit before it,
-both on this machine, alternating, at 1,000 threads (15 runs of each figure, 3 of each triage figure; medians):
-first row 291 -> 312 ms, one `j` 7.6 -> 7.5 ms, 100 `j` 85 -> 79 ms, open newest 46.5 -> 46.0 ms, peak RSS 74.9 ->
-75.2 MiB, star 14.7 -> 15.4 ms, done 21.6 -> 18.9 ms, undo 16.3 -> 16.6 ms, search results 208 -> 205 ms. The first
-row, timed headless from the first import to the first frame in 12 alternating runs, is 295 -> 300 ms: the same
-within this machine's noise. The open-newest target missed at 1,000 is missed by the commit before the change too.
-
-## What was measured and changed
-
-Profiled with timestamps written by the app's own hooks (key in, frame written), `cProfile` around single frames,
-and `gc.callbacks`; `python -X importtime` for start-up.
-
-- One keypress: the cursor was a reactive that repainted the whole list on every move (a 15 KB frame); it now
-  repaints the two rows that changed (650 bytes). 12.9 ms -> about 5 ms.
-- Opening a thread: 140 ms -> about 20-25 ms. Four frames became one: Textual's `Footer` rebuilt a widget per
-  key in a frame of its own on every focus change (now a one-line key bar, `tui/widgets/key_bar.py`, drawn again
-  only when its keys change); the reader showed "Loading…" before the stored messages (now only if they take over
-  100 ms); Textual repaints the whole screen when focus moves (off for the main screen: the widgets whose look
-  depends on focus repaint themselves); the list's cached rows were dropped on every style or size change (the
-  cursor row alone changes with focus); a long thread's scrollbar narrowed the text and laid it out again (the
-  reader keeps its gutter). The thread under the cursor is read from the store while the cursor rests (50 ms),
-  so Enter does not wait for a trip to a thread; HTML and Markdown renderers load after the first frame. And the
-  cyclic garbage collector: a full collection walking every object of start-up landed in the frame (10-60 ms), so
-  start-up's objects are frozen (`gc.freeze`) and full collections run in a pause of the user's keys
-  (`tui/memory.py`).
-- The focus cue was the last 5 ms of it (measured headless, Enter to the end of the frame, median of 20: 20.2 ms
-  -> 15.6 ms). The panes' borders followed focus with `:focus-within` on the list's container, so moving focus
-  restyled every widget in that pane and in the reader (3 ms) and drew the list's pane again in the same frame. The
-  border is now the thread list's own (its status line is the border's subtitle) and every focus rule is on the
-  focused widget itself. What is left is Textual drawing the reader's visible lines (about 4 ms for 45 lines), the
-  reader's border, the key bar and one layout (the text's height): about 10 ms of the frame, 6 ms of key and focus
-  handling before it.
-- Opening depends on the thread's length, not on the mailbox's: the newest thread of the 1,000-thread mailbox has
-  six messages (about 100 lines), those of the others two, which is why its figure is the highest. Drawing only the
-  reader's visible lines (a Line API widget instead of a `Static`) was tried and measured no better: Textual draws
-  a `Static`'s lines in one pass, a Line API widget one call per line, and the two cost the same for a screenful.
-- First row: 1.1 s -> about 0.25 s. Nothing but Textual, the store and the app is imported before the first frame
-  (a test checks it): the configuration is read without pydantic-settings (about 0.2 s of pydantic machinery for
-  five keys), the models load where mail is read, the contact and dialog screens on first use, saved inboxes and
-  contacts just after the first frame; the API client (httpx, TLS, anyio: about 0.3 s) is made in a thread, which
-  also stopped the first frame from reaching the terminal a third of a second late (the import held the
-  interpreter while the frame was being written). The collector is off until the first frame (it walked
-  start-up's objects twice before it, about 60 ms), and the mail screen is the bottom of the screen stack (a blank
-  default screen beneath repainted the whole screen whenever it refreshed).
-- What remains of start-up is importing Textual (about 0.1 s with its bytecode cached) and its first layout. The
-  list is a Line API widget paging rows from SQLite (`StoreSource`: one `COUNT`, then one indexed query per 200
-  rows): at 100,000 threads the `COUNT` is 10 ms of the first frame, the only cost that grows with the mailbox.
-- Triage at 100,000 threads (beyond the four targets, measured by `bench/triage.py`): a star, done or undo took
-  31, 74 and 30 ms there against 15, 25 and 17 ms at 1,000. The cursor's thread was looked for by reading up to
-  5,000 rows (after `e` it is gone, so all 5,000 were read); every new list dropped the rows' cache and drew the
-  whole screen again; and every new list counted its view (`COUNT`, 8 ms at 100,000) on the UI's path. Now the
-  thread is looked for near the cursor, then asked of the store (one lookup by id; a ranking only if it is still
-  in the view, as after a sort change); rows are cached by what they show; and after a triage key the new list is
-  made in the key's worker, counted from the old one by looking up the changed threads. About 10-13 ms at every
-  size.
-- Word search at 100,000 threads: the first letters of a word match most of the mailbox, and each key ran the
-  search on the UI's path (0.3-0.8 s frozen per key). The search now reads in a worker once typing pauses
-  (150 ms), and a newer list wins; the sidebar's counts (0.1 s there) read on a connection of their own, so the
-  list never waits for them. Results for a word matching half the mailbox still take about 0.3 s to arrive (FTS
-  with an ORDER BY over the matches).
-- Sync makes one request per changed thread (page_size 100) after the thread list, four threads at a time in the
-  app (eight in the bench). The service answers list messages in ~44 ms p50 with eight requests in flight: its
-  SQLite calls run on one connection inside async handlers, so requests queue.
-"""
-
-
 def targets_line(results: list[SizeResult]) -> str:
     """Which targets the medians meet at every size, and which they miss (and where)."""
     names = {"first_row": "first row", "keypress": "one keypress", "open_newest": "open newest", "rss_mib": "peak RSS"}
@@ -503,8 +420,6 @@ def report(
     results: list[SizeResult], sync_figures: SyncFigures | None, service: tuple[float, float] | None, command: str
 ) -> str:
     lines = [
-        "# Performance",
-        "",
         f"Generated by `{command}` on {datetime.now(UTC):%Y-%m-%d}. Machine: {platform.platform()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}. Medians with (min-max) over "
         f"{len(results[0].runs) if results else 0} runs, in a {WIDTH}x{HEIGHT} tmux window, measured through "
@@ -531,7 +446,7 @@ def report(
     if measured:
         lines += [
             "",
-            "## Triage and search",
+            "### Triage and search",
             "",
             "Measured inside the app (headless Textual: no terminal, so a few ms below what tmux would show) by "
             "`bench/triage.py`: a key on the first thread -> the end of the frame showing its result, median of 6; "
@@ -567,7 +482,7 @@ def report(
     if sync_figures is not None:
         lines += [
             "",
-            "## Sync",
+            "### Sync",
             "",
             f"A fresh store syncing {sync_figures.threads:,} threads from `pigeon serve` on 127.0.0.1: "
             f"{sync_figures.seconds:.1f} s, {sync_figures.threads_per_s:,.0f} threads/s, "
@@ -576,12 +491,11 @@ def report(
     if service is not None:
         lines += [
             "",
-            "## The reference service",
+            "### The reference service",
             "",
             f"List messages (page_size 100), 400 requests, 8 at a time on 127.0.0.1: p50 {service[0] * 1000:.1f} ms, "
             f"p99 {service[1] * 1000:.1f} ms.",
         ]
-    lines += ["", FINDINGS.strip()]
     return "\n".join(lines) + "\n"
 
 
@@ -621,11 +535,11 @@ def main(argv: list[str] | None = None) -> None:
             service_figures = measure_service(service_db, token)
     command = "uv run python bench/run.py --sizes " + args.sizes
     text = report(results, sync_figures, service_figures, command)
-    if args.no_report:
-        print(text)
-    else:
-        REPORT.write_text(text)
-        print(text)
+    print(text)
+    if not args.no_report:
+        from bench.report import write_block
+
+        write_block("tmux", text)
 
 
 if __name__ == "__main__":

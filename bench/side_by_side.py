@@ -41,6 +41,11 @@ FRAME_GAP = 0.03
 """The silence that ends one ``j``'s frame. Pigeon draws the thread under the cursor in the reader once the cursor
 has rested 120 ms (a frame of its own, not the key's): with the 150 ms silence used elsewhere a single ``j`` would
 be timed to that preview instead of to its cursor move."""
+BURST_GAP = 0.06
+"""The silence that ends the frames of 100 ``j`` sent at once: while a program works through them its frames come
+closer than this (Pigeon's at most a 60th of a second apart), and Pigeon's preview of the thread the cursor rests
+on comes 120 ms after the last move (measured: the last move drawn at 26-61 ms, the preview at 158-166 ms). With
+the 150 ms silence used elsewhere, the 100 ``j`` were timed to that preview."""
 KITTY_ESCAPE = b"\x1b[27u"  # ESC as a terminal speaking the kitty keyboard protocol sends it
 READING = 0.4
 """Seconds of silence after a thread opens before the back key, as a person reads first: Pigeon marks the thread
@@ -121,7 +126,7 @@ def one_run(program: Program, subject: str, *, escapes: bool) -> dict[str, float
             run.settle(READING)
             figures["back_kitty_escape"] = run.press(KITTY_ESCAPE, showing(subject))
         figures["j"] = statistics.median(run.press(b"j", still=FRAME_GAP) for _ in range(PRESSES))
-        figures["hundred_j"] = run.press(b"j" * 100)
+        figures["hundred_j"] = run.press(b"j" * 100, still=BURST_GAP)
         figures["rss_mib"] = run.peak_rss_mib()
         return figures
     finally:
@@ -201,14 +206,78 @@ def table(results: dict[int, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+TARGETS = [  # issue 16: (figure, its name, the sizes it is asked at (None: every size), at most, scale, unit)
+    ("j", "one `j`", None, 0.002, 1000, "ms"),
+    ("open_newest", "open newest", None, 0.005, 1000, "ms"),
+    ("first_row", "start -> first row", {1000}, 0.200, 1000, "ms"),
+    ("rss_mib", "peak RSS", {100_000}, 80.0, 1, "MiB"),
+]
+
+
+def targets(results: dict[int, dict[str, Any]]) -> str:
+    """Pigeon against issue 16's targets: median (min-max of the runs), met or not."""
+    lines = [
+        "| target | " + " | ".join(f"{size:,}" for size in results) + " |",
+        "|---|" + "---|" * len(results),
+    ]
+    for key, title, sizes, most, scale, unit in TARGETS:
+        cells = []
+        for size, by_program in results.items():
+            ours = by_program.get("Pigeon")
+            if ours is None or (sizes is not None and size not in sizes):
+                cells.append("")
+                continue
+            values = [run[key] for run in ours["runs"]]
+            verdict = "met" if ours[key] <= most else "missed"
+            cells.append(
+                f"{ours[key] * scale:.1f} {unit} ({min(values) * scale:.1f}-{max(values) * scale:.1f}), {verdict}"
+            )
+        lines.append(f"| {title} <= {most * scale:g} {unit} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def escapes(results: dict[int, dict[str, Any]]) -> str:
+    found = [
+        f"{size:,}: `h` {ours['back'] * 1000:.1f} ms, ESC as a kitty-protocol terminal sends it "
+        f"{ours['back_kitty_escape'] * 1000:.1f} ms, as one byte {ours['back_escape'] * 1000:.0f} ms"
+        for size, by_program in results.items()
+        if (ours := by_program.get("Pigeon")) and "back_escape" in ours
+    ]
+    return "Pigeon's back to the list, medians: " + "; ".join(found) + "."
+
+
+def block(results: dict[int, dict[str, Any]], command: str) -> str:
+    from bench.report import machine
+
+    return "\n\n".join(
+        [
+            f"`{command}` ({machine()}); medians over the runs, each peer's figure with its ratio to Pigeon's "
+            "(below 1: faster or smaller than Pigeon).",
+            table(results),
+            "Issue 16's targets, Pigeon's medians with the range of its runs:",
+            targets(results),
+            escapes(results),
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="put the tables in docs/performance.md")
     args = parser.parse_args(argv)
-    results = {int(size): measure_size(int(size), args.runs) for size in args.sizes.split(",")}
+    results = {}
+    for size in args.sizes.split(","):
+        results[int(size)] = measure_size(int(size), args.runs)
+        print(json.dumps({size: results[int(size)]}), file=sys.stderr, flush=True)  # kept if a later size fails
     print(json.dumps(results, indent=1))
-    print(table(results))
+    text = block(results, f"uv run python bench/side_by_side.py --sizes {args.sizes} --runs {args.runs}")
+    print(text)
+    if args.write:
+        from bench.report import write_block
+
+        write_block("side-by-side", text)
 
 
 if __name__ == "__main__":

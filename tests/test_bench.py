@@ -143,6 +143,10 @@ def test_the_maildir_export_writes_every_message_as_mail_a_client_can_thread(
     box = mailbox.Maildir(tmp_path / "maildir" / "INBOX", create=False)
     exported = {mail["Message-ID"].strip("<>").split("@")[0]: mail for mail in box}
     assert exported.keys() == stored.keys()
+    # where a client's first start leaves them (so a header cache keyed by file name stays warm): cur/, unread
+    assert not list((tmp_path / "maildir" / "INBOX" / "new").iterdir())
+    assert {box.get_message(key).get_subdir() for key in box.keys()} == {"cur"}
+    assert {box.get_message(key).get_flags() for key in box.keys()} == {""}
     for message_id, mail in exported.items():
         message = stored[message_id]
         assert mail["From"]
@@ -236,3 +240,84 @@ def test_pigeon_asks_for_the_kitty_keyboard_protocol_and_goes_back_on_its_escape
         assert run.lines()[-1] == list_keys  # ESC as the kitty protocol sends it went back to the list
     finally:
         run.close()
+
+
+def test_a_bench_rewrites_its_own_block_of_the_report_and_nothing_around_it() -> None:
+    from bench.report import markers, replace_block
+
+    begin, end = markers("side-by-side")
+    text = f"# Performance\n\nby hand, before\n\n{begin}\nold table\n{end}\n\nby hand, after\n"
+    new = replace_block(text, "side-by-side", "new table\n")
+    assert new == f"# Performance\n\nby hand, before\n\n{begin}\nnew table\n{end}\n\nby hand, after\n"
+    assert replace_block(new, "side-by-side", "new table") == new  # run again: the same report
+    added = replace_block(new, "loopback", "sync figures")
+    assert added.startswith(new.rstrip("\n"))  # a block not there yet goes at the end
+    assert added.endswith("<!-- bench: loopback -->\nsync figures\n<!-- /bench: loopback -->\n")
+    with pytest.raises(ValueError, match="no <!-- /bench: side-by-side -->"):
+        replace_block(f"{begin}\nunfinished", "side-by-side", "table")
+
+
+def _figures(j: float, open_newest: float, first_row: float, rss: float) -> dict[str, float]:
+    return {"j": j, "open_newest": open_newest, "first_row": first_row, "rss_mib": rss, "back": 0.003,
+            "hundred_j": 0.05, "back_escape": 0.11, "back_kitty_escape": 0.004}  # fmt: skip
+
+
+def test_the_side_by_side_report_holds_pigeon_to_issue_16s_targets_at_their_sizes() -> None:
+    from bench.side_by_side import block
+
+    def program(*runs: dict[str, float]) -> dict[str, object]:
+        medians: dict[str, object] = {key: sorted(run[key] for run in runs)[len(runs) // 2] for key in runs[0]}
+        return {**medians, "runs": list(runs)}
+
+    results = {
+        1000: {
+            "Pigeon": program(
+                _figures(0.0018, 0.0046, 0.190, 75),
+                _figures(0.0021, 0.0049, 0.210, 75),
+                _figures(0.0019, 0.0051, 0.195, 75),
+            ),
+            "NeoMutt": program(_figures(0.0009, 0.0013, 0.060, 23)),
+        },
+        100_000: {
+            "Pigeon": program(
+                _figures(0.0025, 0.0040, 0.500, 79),
+                _figures(0.0026, 0.0045, 0.600, 81),
+                _figures(0.0027, 0.0042, 0.700, 82),
+            ),
+        },
+    }
+    text = block(results, "uv run python bench/side_by_side.py")
+    rows = {line.split(" |")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert rows["| one `j` <= 2 ms"].endswith("| 1.9 ms (1.8-2.1), met | 2.6 ms (2.5-2.7), missed |")
+    assert rows["| open newest <= 5 ms"].endswith("| 4.9 ms (4.6-5.1), met | 4.2 ms (4.0-4.5), met |")
+    # first row is asked at 1,000 threads only, peak RSS at 100,000 only
+    assert rows["| start -> first row <= 200 ms"].endswith("| 195.0 ms (190.0-210.0), met |  |")
+    assert rows["| peak RSS <= 80 MiB"].endswith("|  | 81.0 MiB (79.0-82.0), missed |")
+    assert "| 1,000 | NeoMutt | 60.0 ms (0.3x) | 0.9 ms (0.5x) |" in text  # the peer's ratio to Pigeon
+    assert "1,000: `h` 3.0 ms, ESC as a kitty-protocol terminal sends it 4.0 ms, as one byte 110 ms" in text
+
+
+def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
+    from bench.loopback import block
+
+    def part(**runs: list[float]) -> dict[str, object]:
+        count = len(next(iter(runs.values())))
+        all_runs = [{key: values[n] for key, values in runs.items()} for n in range(count)]
+        return {**{key: sorted(values)[count // 2] for key, values in runs.items()}, "all": all_runs}
+
+    result = {
+        "sync": part(
+            seconds=[12.0, 11.0, 13.0],
+            client_cpu_s=[9.0, 9.0, 9.0],
+            service_cpu_s=[3.0, 3.0, 3.0],
+            threads=[10_000] * 3,
+            messages=[29_982] * 3,
+        ),
+        "rows": part(seconds=[0.004, 0.005, 0.003]),
+        "service": part(requests_per_s=[1200.0, 1100.0, 900.0], p50_ms=[2.0, 2.5, 3.0], p99_ms=[5.0, 6.0, 7.0]),
+    }
+    text = block(result, "uv run python bench/loopback.py")
+    assert "| 12.0 (11.0-13.0) s | under 10 s: missed |" in text
+    assert "| 2,498 | ahead of mbsync: met |" in text  # 29,982 messages in 12 s
+    assert "| 4.0 (3.0-5.0) ms | under 1 s: met |" in text
+    assert "| 1,100 (900-1,200) requests a second | 1,000 or more: met |" in text
