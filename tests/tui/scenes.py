@@ -30,6 +30,7 @@ from pigeon.tui.screens.contacts.book import ContactBook
 from pigeon.tui.screens.contacts.editor import ContactEditor
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
@@ -92,7 +93,16 @@ async def mail_loaded(pilot: Pilot) -> None:
     threads = screen.query_one(ThreadList)
     await settle(pilot, lambda: len(threads.source) == THREADS and not threads.loading)
     await pilot.wait_for_scheduled_animations()
-    await settle(pilot)
+    await scrollbars_styled(pilot)
+
+
+async def scrollbars_styled(pilot: Pilot) -> None:
+    """Settle until each pane's scrollbar has its style: it is styled just after the frame that first shows it (a
+    layout of its own), and the reader's comes with the thread shown last."""
+    panes = list(pilot.app.screen.query(Pane))
+    await settle(
+        pilot, lambda: all(p._styled_scrollbar is p._vertical_scrollbar for p in panes if p.show_vertical_scrollbar)
+    )
 
 
 async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
@@ -106,7 +116,7 @@ async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
     await settle(pilot, lambda: bool(reader.messages) and not reader.progress)
     # Opening marks the thread read just after its messages are painted: wait for that, and for the counts.
     await settle(pilot, lambda: threads.current is not None and not threads.current.unread)
-    await settle(pilot)
+    await scrollbars_styled(pilot)
 
 
 def longest_conversation(app: PigeonApp) -> str:

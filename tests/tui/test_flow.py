@@ -25,6 +25,7 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, pigeon_for, settle
+from tests.tui.scenes import scene_app
 
 
 async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
@@ -353,3 +354,17 @@ async def test_a_failed_send_keeps_the_draft_and_says_why(
         (kept,) = Outgoing().all()
         assert "On my way." in kept.path.read_text()
         assert f"pigeon drafts send {kept.id}" in notes.text
+
+
+async def test_the_first_sync_brings_the_contacts_the_reader_names_recipients_by() -> None:
+    """On a fresh account the saved contacts are read (none yet) while the first sync is still storing them: the
+    reader must still name recipients by them ("To: You", not the address), without a restart."""
+    app = scene_app()
+    core = app.core
+    await core.load_saved()
+    assert core.contacts == {}
+    await core.sync()
+    stored = {contact.id for contact in core.store.contacts()}
+    assert stored
+    assert stored <= set(core.contacts)
+    await core.close()

@@ -142,6 +142,11 @@ class MailCore(Session):
         inboxes = await asyncio.to_thread(self.store.inboxes)
         if not self.inboxes:  # a sync that finished first has the fresher list
             self.inboxes = inboxes
+        await self.learn_stored_contacts()
+
+    async def learn_stored_contacts(self) -> None:
+        """Remember the contacts the store has met (without replacing one already known): the reader names
+        recipients by them."""
         for contact in await asyncio.to_thread(self.store.contacts):
             if contact.id:
                 self.contacts.setdefault(contact.id, contact)
@@ -154,6 +159,8 @@ class MailCore(Session):
         the CLI; what an earlier sync left unindexed is indexed after them)."""
         report = await sync(await self.connect(), self.store, on_progress=on_progress, index=index_now)
         self.inboxes = list(report.inbox_list)
+        if report.changed:  # contacts that came with new mail (on a first sync, all of them)
+            await self.learn_stored_contacts()
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
@@ -310,9 +317,7 @@ class MailCore(Session):
 
     async def all_contacts(self) -> list[Contact]:
         """Every contact the store has met in synced mail (the API cannot list contacts), and those in memory."""
-        for contact in await asyncio.to_thread(self.store.contacts):
-            if contact.id and contact.id not in self.contacts:
-                self.contacts[contact.id] = contact
+        await self.learn_stored_contacts()
         return list(self.contacts.values())
 
     async def contact_draft(self, contact_id: str | None) -> Draft | None:
