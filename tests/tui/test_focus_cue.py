@@ -100,6 +100,12 @@ async def test_the_cursor_row_is_brighter_while_the_list_has_the_focus() -> None
         assert cursor_focused != cursor
         assert {s.style.bgcolor for s in focused if s.style} == {cursor_focused}
         assert {s.style.bgcolor for s in blurred if s.style} == {cursor}
+        # the list keeps both looks of the cursor; a new theme brings new ones
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await settle(pilot)
+        themed = threads.get_component_rich_style("thread-list--cursor").bgcolor
+        assert themed != cursor
+        assert {s.style.bgcolor for s in threads.render_line(y) if s.style} == {themed}
 
 
 def cells(strip: Strip) -> list[tuple[str, object, object, bool]]:

@@ -129,6 +129,61 @@ async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> N
         assert "Done 1" in str(app.screen.query_one(InboxList).get_option_at_index(4).prompt)
 
 
+async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chain_built_once() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        threads = screen.query_one(ThreadList)
+        await settle(pilot)
+        frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
+        drawing_key = False
+        original_refresh, original_draw = screen._compositor_refresh, screen.draw_key
+        chains = 0
+        chain = type(screen)._binding_chain
+
+        def refresh() -> None:
+            frames.append((drawing_key, {type(widget).__name__ for widget in screen._dirty_widgets}))
+            original_refresh()
+
+        def draw_key(widget: Widget) -> None:
+            nonlocal drawing_key
+            drawing_key = True
+            try:
+                original_draw(widget)
+            finally:
+                drawing_key = False
+
+        def counted(self: MainScreen):  # type: ignore[no-untyped-def]
+            nonlocal chains
+            chains += 1
+            return chain.fget(self)  # type: ignore[attr-defined]
+
+        with (
+            patch.object(screen, "_compositor_refresh", refresh),
+            patch.object(screen, "draw_key", draw_key),
+            patch.object(type(screen), "_binding_chain", property(counted)),
+        ):
+            await pilot.press("j")
+            assert frames == [(True, {"ThreadList"})]  # drawn before the key's other work, in the key's turn
+            assert chains == 1  # not once with priority and once without
+            frames.clear()
+            await pilot.press("G")  # to the last thread: the list scrolls, and its scrollbar with it
+            await settle(pilot)
+            assert frames == [(True, {"ThreadList", "SteadyScrollBar"})]
+            assert threads.cursor == len(threads.source) - 1
+            frames.clear()
+            threads.refresh(layout=True)  # a layout to come: not drawn at once, but the usual way
+            screen.draw_key(threads)
+            assert frames == []
+            await settle(pilot)
+            assert frames
+            assert not any(by_key for by_key, _ in frames)
+        y = threads.cursor - int(threads.scroll_offset.y) + threads.content_region.y
+        assert threads.current is not None
+        assert threads.current.subject[:20] in "".join(seg.text for seg in screen._compositor.render_strips()[y])
+
+
 async def test_a_priority_binding_comes_first_on_the_list() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
