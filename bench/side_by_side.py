@@ -229,9 +229,9 @@ def targets(results: dict[int, dict[str, Any]]) -> str:
                 continue
             values = [run[key] for run in ours["runs"]]
             verdict = "met" if ours[key] <= most else "missed"
-            cells.append(
-                f"{ours[key] * scale:.1f} {unit} ({min(values) * scale:.1f}-{max(values) * scale:.1f}), {verdict}"
-            )
+            digits = 2 if most * scale < 10 else 1  # (2.02 ms is over 2 ms; "2.0 ms, missed" would puzzle)
+            low, median, high = (f"{value * scale:.{digits}f}" for value in (min(values), ours[key], max(values)))
+            cells.append(f"{median} {unit} ({low}-{high}), {verdict}")
         lines.append(f"| {title} <= {most * scale:g} {unit} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
