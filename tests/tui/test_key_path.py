@@ -168,6 +168,13 @@ async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chai
             assert frames == [(True, {"ThreadList"})]  # drawn before the key's other work, in the key's turn
             assert chains == 1  # not once with priority and once without
             frames.clear()
+            for _ in range(20):  # j held down, or pasted: keys waiting behind each other
+                app.post_message(events.Key("j", "j"))
+            await until(pilot, lambda: threads.cursor == 21)
+            await settle(pilot)
+            assert sum(by_key for by_key, _ in frames) <= 1  # not a frame a key: the last, or Textual's for all
+            assert len(frames) <= 3
+            frames.clear()
             await pilot.press("G")  # to the last thread: the list scrolls, and its scrollbar with it
             await settle(pilot)
             assert frames == [(True, {"ThreadList", "SteadyScrollBar"})]

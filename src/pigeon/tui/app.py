@@ -98,7 +98,8 @@ class PigeonApp(ReportsFailures, App[None]):
             return False
         if not await self._run_binding(event.key):
             return False
-        if isinstance(screen, QuickFrames):
+        if isinstance(screen, QuickFrames) and self._message_queue.empty():
+            # (with more keys waiting, as when j is held or pasted, Textual's timer draws them in one frame)
             screen.draw_key(focused)
         return True
 
