@@ -35,6 +35,10 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the bench package beside it
+
+from bench.report import machine, write_block  # noqa: E402
+
 IN_FLIGHT = 8
 MBSYNC_MESSAGES_PER_S = 1140  # issue 16's measurement of mbsync 1.4 from Dovecot on this machine
 
@@ -220,14 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     text = block(result, command + (f" --skip {args.skip}" if skip else ""))
     print(text)
     if args.write:
-        from bench.report import write_block
-
         write_block("loopback", text)
 
 
 def block(result: dict[str, Any], command: str) -> str:
     """The figures as Markdown, against issue 16's targets: medians (min-max of the runs)."""
-    from bench.report import machine
 
     def spread(part: str, key: str, scale: float = 1, digits: int = 1) -> str:
         values = [run[key] * scale for run in result[part]["all"]]

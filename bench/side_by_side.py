@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from bench.maildir import export
 from bench.ptyharness import PtyProgram, showing
+from bench.report import machine, write_block
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / ".data"
@@ -247,8 +248,6 @@ def escapes(results: dict[int, dict[str, Any]]) -> str:
 
 
 def block(results: dict[int, dict[str, Any]], command: str) -> str:
-    from bench.report import machine
-
     return "\n\n".join(
         [
             f"`{command}` ({machine()}); medians over the runs, each peer's figure with its ratio to Pigeon's "
@@ -275,8 +274,6 @@ def main(argv: list[str] | None = None) -> None:
     text = block(results, f"uv run python bench/side_by_side.py --sizes {args.sizes} --runs {args.runs}")
     print(text)
     if args.write:
-        from bench.report import write_block
-
         write_block("side-by-side", text)
 
 

@@ -321,3 +321,16 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     assert "| 2,498 | ahead of mbsync: met |" in text  # 29,982 messages in 12 s
     assert "| 4.0 (3.0-5.0) ms | under 1 s: met |" in text
     assert "| 1,100 (900-1,200) requests a second | 1,000 or more: met |" in text
+
+
+@pytest.mark.parametrize("script", ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py"])
+def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parent.parent / "bench"
+    done = subprocess.run(  # noqa: S603 - this interpreter, the project's own script
+        [sys.executable, str(bench / script), "--help"], capture_output=True, text=True, timeout=60, cwd=bench.parent
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
