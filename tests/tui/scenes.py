@@ -96,6 +96,15 @@ async def mail_loaded(pilot: Pilot) -> None:
     await scrollbars_styled(pilot)
 
 
+async def mail_screen(pilot: Pilot) -> tuple[MainScreen, ThreadList, Reader]:
+    """The mail screen once its mail is loaded and drawn (:func:`mail_loaded`), with its thread list and reader."""
+    await mail_loaded(pilot)
+    await settle(pilot)  # (what the last frames of loading asked for is drawn too)
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen, screen.query_one(ThreadList), screen.query_one(Reader)
+
+
 async def scrollbars_styled(pilot: Pilot) -> None:
     """Settle until each pane's scrollbar has its style: it is styled just after the frame that first shows it (a
     layout of its own), and the reader's comes with the thread shown last."""

@@ -15,7 +15,7 @@ from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
-from tests.tui.scenes import SIZE, mail_loaded, scene_app, settle
+from tests.tui.scenes import SIZE, mail_loaded, mail_screen, scene_app, settle
 from tests.tui.test_key_path import until
 
 
@@ -28,10 +28,7 @@ def badge(pane: Pane) -> bool:
 async def test_a_focus_move_draws_the_title_lines_the_cursor_row_and_the_key_bar() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
-        await mail_loaded(pilot)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
-        threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
-        await settle(pilot)
+        screen, threads, reader = await mail_screen(pilot)
         asked: list[tuple[Widget, Region]] = []
         original = Widget.render_lines
 

@@ -21,7 +21,7 @@ from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import SteadyScrollBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
-from tests.tui.scenes import SIZE, mail_loaded, scene_app, settle
+from tests.tui.scenes import SIZE, mail_loaded, mail_screen, scene_app, settle
 
 
 async def until(pilot: Pilot, holds, within: float = 5.0) -> None:  # type: ignore[no-untyped-def]
@@ -132,10 +132,7 @@ async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> N
 async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chain_built_once() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
-        await mail_loaded(pilot)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
-        threads = screen.query_one(ThreadList)
-        await settle(pilot)
+        screen, threads, _ = await mail_screen(pilot)
         frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
         drawing_key = False
         original_refresh, original_draw = screen._compositor_refresh, screen.draw_key
@@ -203,10 +200,7 @@ async def test_a_priority_binding_comes_first_on_the_list() -> None:
 async def test_a_focus_move_is_shown_in_one_frame() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
-        await mail_loaded(pilot)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
-        threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
-        await settle(pilot)
+        screen, threads, reader = await mail_screen(pilot)
         frames: list[set[str]] = []
         original = screen._compositor_refresh
 
@@ -227,10 +221,7 @@ async def test_a_focus_move_is_shown_in_one_frame() -> None:
 async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
-        await mail_loaded(pilot)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
-        threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
-        await settle(pilot)
+        screen, threads, reader = await mail_screen(pilot)
         bar = threads.vertical_scrollbar
         assert isinstance(bar, SteadyScrollBar)
         assert threads.show_vertical_scrollbar  # (the list is longer than the screen)
