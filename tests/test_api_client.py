@@ -218,6 +218,10 @@ def test_a_bad_base_url_is_refused() -> None:
         PigeonClient("mail.example.com", TOKEN)
     with pytest.raises(InvalidInput, match="credentials"):
         PigeonClient("https://user:pw@mail.example.com", TOKEN)
+    for url in ("https://mail.example.com/api?v=1", "https://mail.example.com/#top", "https://mail.example.com/?"):
+        with pytest.raises(InvalidInput, match="query"):
+            PigeonClient(url, TOKEN)
+    assert PigeonClient("https://mail.example.com/api/", TOKEN).base_url == "https://mail.example.com/api"
 
 
 # --- pagination ---------------------------------------------------------------------------------------------------

@@ -78,6 +78,12 @@ def _check_base_url(base_url: str) -> str:
             "Invalid base URL: credentials do not belong in the URL; the token is sent as a header",
             [FieldError("base_url", "must not contain credentials")],
         )
+    if url.query or url.fragment or "?" in base_url or "#" in base_url:
+        # Paths are appended to the base URL: a query there would end up in the middle of every request's path.
+        raise InvalidInput(
+            "Invalid base URL: it must not have a query (?...) or a fragment (#...); give the service's address",
+            [FieldError("base_url", "must not have a query or fragment")],
+        )
     return str(url).rstrip("/")
 
 
