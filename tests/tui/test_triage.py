@@ -158,6 +158,7 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         found = next(threads.source.row(i) for i in range(len(threads.source)) if threads.source.row(i).id == done.id)
         assert found.where == "done"
         assert "in all mail" in app.screen.status  # type: ignore[attr-defined]
+        assert threads.title.plain == "Threads · Search"  # not the Inbox it was typed from
         await settle(pilot, app)
         assert "done" in screen_text(app)
         app.screen.query_one("#filter", Input).value = f'subject:"{subject}" in:inbox'
@@ -168,6 +169,8 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         assert "is: takes one of" in app.screen.status  # type: ignore[attr-defined]
         box.value = "is:unread"
         await settle(pilot, app, lambda: not box.has_class("-invalid"))
+        box.value = ""
+        await settle(pilot, app, lambda: threads.title.plain == "Threads · Inbox")
 
 
 async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:

@@ -45,7 +45,6 @@ class MailList(Screen[None]):
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
         on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
         worker (in a big mailbox its first letters match most of it)."""
-        self.query_one(ThreadList).title = f"Threads · {self.place_name()}"
         box = self.query_one("#filter", Input)
         try:
             query = parse_query(self.filter_text)
@@ -54,6 +53,8 @@ class MailList(Screen[None]):
             self.set_status(Content.styled(clean_line(str(exc)), "$error"))
             return
         box.remove_class("-invalid")
+        # A search covers all mail (its own in: narrows it), not the view the sidebar has selected.
+        self.query_one(ThreadList).title = f"Threads · {'Search' if query.searching else self.place_name()}"
         self._list_version += 1
         make = functools.partial(
             self.core.listing,
