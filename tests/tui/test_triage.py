@@ -173,6 +173,50 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Inbox")
 
 
+async def test_a_word_search_made_while_new_mail_is_indexed_says_so_and_runs_again_once_it_is(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from textual.widgets import Input
+
+    from pigeon.core import mail
+
+    gate = asyncio.Event()
+    index_stored = mail.index_stored
+
+    async def held(store: MailStore) -> int:
+        await gate.wait()
+        return await index_stored(store)
+
+    monkeypatch.setattr(mail, "index_stored", held)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        threads = screen.query_one(ThreadList)
+        await poll(pilot, lambda: getattr(screen, "synced", False) and len(threads.source) > 0)
+        word = (threads.current.subject if threads.current else "").split()[0]
+        screen.query_one("#filter", Input).value = word
+        await poll(pilot, lambda: "new mail still being indexed" in screen.status)  # type: ignore[attr-defined]
+        assert len(threads.source) == 0  # the index has nothing yet
+        gate.set()
+        await settle(pilot, app, lambda: len(threads.source) > 0)
+        assert "still being indexed" not in screen.status  # type: ignore[attr-defined]
+        assert f'matching "{word}"' in screen.status  # type: ignore[attr-defined]
+
+
+async def poll(pilot, holds, within: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Wait for a state without waiting for the workers (one of them waits for the index)."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + within
+    while not holds():
+        assert time.monotonic() < deadline, "the state never came"
+        await pilot.pause()
+        await asyncio.sleep(0.01)
+
+
 async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:

@@ -170,6 +170,16 @@ class MailCore(Session):
             await self._indexing
         return report
 
+    @property
+    def indexing(self) -> bool:
+        """The text of what a sync brought is still going into the search index: a word search finds less."""
+        return self._indexing is not None and not self._indexing.done()
+
+    async def indexed(self) -> None:
+        """Return once the search index holds the text of everything stored so far (at once if it does)."""
+        while self._indexing is not None and not self._indexing.done():
+            await asyncio.gather(self._indexing, return_exceptions=True)  # (a later sync may start another)
+
     def resolve_threads(self, given: Sequence[str]) -> list[str]:
         """Thread ids from what was typed: a whole id or any prefix that names one stored thread (as git takes a
         commit's). :class:`UnknownThread` for one that names none or several, saying which."""

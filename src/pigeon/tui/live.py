@@ -102,6 +102,8 @@ class LiveUpdates(HandsOff):
             self.notify(skipped_words(report.skipped), severity="warning", timeout=10)
         self.synced = True
         self.show_threads()
+        if self.core.indexing:
+            self.index_filled()
         reader = self.query_one(Reader)
         if reader.thread is not None and reader.thread.id in report.changed:
             self.load_thread(reader.thread.id or "", mark_read=self.focused is reader)
@@ -110,6 +112,14 @@ class LiveUpdates(HandsOff):
         if not self._live_started:
             self._live_started = True
             self.start_live()
+
+    @work(exclusive=True, group="index", exit_on_error=False, description="filling the search index")
+    async def index_filled(self) -> None:
+        """Once the text of new mail is in the search index, a word search shown meanwhile (which found less, and
+        said so) is run again."""
+        await self.core.indexed()
+        if self.filter_text:
+            self.show_threads()
 
     def _progress_refresh(self) -> None:
         self._progress_timer = None

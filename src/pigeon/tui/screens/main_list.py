@@ -125,11 +125,14 @@ class MailList(Screen[None]):
         parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
             try:
-                narrowed = bool(parse_query(self.filter_text).views)
+                query = parse_query(self.filter_text)
+                narrowed, words = bool(query.views), bool(query.fts())
             except QueryError:
-                narrowed = True
+                narrowed, words = True, False
             where = "" if narrowed else " in all mail"
             parts.append(f'matching "{clean_line(self.filter_text, limit=30)}"{where}')
+            if words and self.core.indexing:
+                parts.append("new mail still being indexed")
         if self.selected:
             parts.append(f"{len(self.selected)} selected")
         if self.sort != "date":
