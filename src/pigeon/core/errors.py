@@ -1,5 +1,5 @@
 """The errors the core's callers handle, in one place: the service's (:mod:`pigeon.api.errors`), the store's, and a
-search query's. Screens and commands name them from here, never from the layers below."""
+search query's, and a contact edit's. Screens and commands name them from here, never from the layers below."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ __all__ = [
     "InvalidInput",
     "MalformedResponse",
     "NotFound",
+    "NotSaved",
     "PigeonError",
     "QueryError",
     "RateLimited",
@@ -40,3 +41,24 @@ __all__ = [
     "Unauthorized",
     "UnknownThread",
 ]
+
+
+class NotSaved(Exception):
+    """A contact edit the service did not take; the edit is kept as a draft (``draft_error`` says if it could not
+    be)."""
+
+    def __init__(self, cause: PigeonError, draft_error: str = "") -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.draft_error = draft_error
+
+
+def draft_reason(error: PigeonError) -> str:
+    """Why an edit was kept as a draft, in a few words."""
+    if isinstance(error, Unauthorized):
+        return "not logged in"
+    if isinstance(error, ConnectionFailed):
+        return "no connection"
+    if isinstance(error, RateLimited):
+        return "too many requests"
+    return "the service failed"

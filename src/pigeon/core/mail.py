@@ -14,9 +14,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pigeon import credentials
-from pigeon.api import ConnectionFailed, PigeonError, RateLimited, Unauthorized
+from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
+from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.listing import Listing
 from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
 from pigeon.core.outside import Outside
@@ -56,26 +57,6 @@ def skipped_words(skipped: Sequence[str]) -> str:
     return f"{count} {noun} the service sent could not be read and {'was' if count == 1 else 'were'} left out " + (
         f"(first: {clean_line(skipped[0], limit=120)}); the rest synced."
     )
-
-
-class NotSaved(Exception):
-    """A contact edit the service did not take; the edit is kept as a draft (``draft_error`` says if it could not
-    be)."""
-
-    def __init__(self, cause: PigeonError, draft_error: str = "") -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-        self.draft_error = draft_error
-
-
-def _draft_reason(error: PigeonError) -> str:
-    if isinstance(error, Unauthorized):
-        return "not logged in"
-    if isinstance(error, ConnectionFailed):
-        return "no connection"
-    if isinstance(error, RateLimited):
-        return "too many requests"
-    return "the service failed"
 
 
 class MailCore(Session):
@@ -348,7 +329,7 @@ class MailCore(Session):
             raise
         except PigeonError as exc:
             try:
-                await asyncio.to_thread(self.drafts.save, contact_id, draft, reason=_draft_reason(exc))
+                await asyncio.to_thread(self.drafts.save, contact_id, draft, reason=draft_reason(exc))
             except OSError as problem:
                 raise NotSaved(exc, f"Could not keep the draft on disk: {problem}") from exc
             raise NotSaved(exc) from exc
