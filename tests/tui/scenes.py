@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 from textual.command import CommandList
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed
 
@@ -93,7 +94,21 @@ async def mail_loaded(pilot: Pilot) -> None:
     threads = screen.query_one(ThreadList)
     await settle(pilot, lambda: len(threads.source) == THREADS and not threads.loading)
     await pilot.wait_for_scheduled_animations()
+    await previewed(pilot)
     await scrollbars_styled(pilot)
+
+
+async def previewed(pilot: Pilot) -> None:
+    """Settle until the reader shows the highlighted thread: it is previewed once the cursor has rested on it for a
+    moment (a timer), so a test that began before would see the reader fill, and its scrollbar appear, under it."""
+    screen = pilot.app.screen
+    threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
+
+    def shown() -> bool:
+        current, thread = threads.current, reader.thread
+        return current is not None and thread is not None and thread.id == current.id and not reader.rendering
+
+    await settle(pilot, shown)
 
 
 async def mail_screen(pilot: Pilot) -> tuple[MainScreen, ThreadList, Reader]:
@@ -106,11 +121,29 @@ async def mail_screen(pilot: Pilot) -> tuple[MainScreen, ThreadList, Reader]:
 
 
 async def scrollbars_styled(pilot: Pilot) -> None:
-    """Settle until each pane's scrollbar has its style: it is styled just after the frame that first shows it (a
-    layout of its own), and the reader's comes with the thread shown last."""
-    panes = list(pilot.app.screen.query(Pane))
-    await settle(
-        pilot, lambda: all(p._styled_scrollbar is p._vertical_scrollbar for p in panes if p.show_vertical_scrollbar)
+    """Settle until each pane's scrollbar has its style and has handled what that asked of it: it is styled just
+    after the frame that first shows it (a layout of its own), and the reader's comes with the thread shown last.
+
+    A scrollbar is not among the screen's children, whose queues ``Pilot.pause`` waits for: the layout its styling
+    asks for could otherwise reach the screen in the middle of the next test step."""
+    screen = pilot.app.screen
+    panes = list(screen.query(Pane))
+
+    def styled() -> bool:
+        return all(p._styled_scrollbar is p._vertical_scrollbar for p in panes if p.show_vertical_scrollbar)
+
+    def handled() -> bool:
+        bars = [bar for p in panes for bar in (p._vertical_scrollbar, p._horizontal_scrollbar) if bar is not None]
+        return not screen._layout_required and all(quiet(widget) for widget in [screen, *bars])
+
+    await settle(pilot, styled)
+    await settle(pilot, handled)
+
+
+def quiet(widget: Widget) -> bool:
+    """``widget`` has nothing waiting in its queue and no refresh it has not passed on to the screen."""
+    return widget._message_queue.empty() and not (
+        widget._layout_required or widget._repaint_required or widget._scroll_required
     )
 
 
