@@ -9,7 +9,7 @@ from unittest.mock import patch
 
 from textual import events
 from textual._compositor import Compositor
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -346,3 +346,24 @@ async def test_a_frame_made_while_a_focus_move_waits_is_drawn_after_it() -> None
         assert drawn  # the frame held was drawn once the focus move's frame could be
         assert not screen._compositor._dirty_regions
         assert not screen._frame_held
+
+
+async def test_a_resize_to_the_screens_own_size_lays_nothing_out_and_a_new_size_does() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, threads, _ = await mail_screen(pilot)
+        layouts: list[tuple[object, ...]] = []
+        original = screen._refresh_layout
+
+        def layout(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            layouts.append(args)
+            original(*args, **kwargs)
+
+        with patch.object(screen, "_refresh_layout", layout):
+            screen.post_message(events.Resize(Size(*SIZE), Size(*SIZE)))  # as the app sends it at start-up
+            await pilot.pause()
+            assert layouts == []
+            await pilot.resize_terminal(120, 40)
+            await until(pilot, lambda: screen.size == Size(120, 40))
+        assert layouts
+        assert threads.size.height < SIZE[1] - 5  # laid out again at the new size

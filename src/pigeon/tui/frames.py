@@ -9,6 +9,7 @@ waits until both events are handled, at most ``FOCUS_FRAME_WAIT``.
 
 from __future__ import annotations
 
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -35,6 +36,14 @@ class QuickFrames(Screen[None]):
         super().set_focus(widget, scroll_visible=False, from_app_focus=from_app_focus)
         if self.focused is not blurred:
             self._one_frame([node for node in (blurred, self.focused) if node is not None])
+
+    def _screen_resized(self, size: Size) -> None:
+        """Textual lays the whole screen out again on every resize, even to the size it has: at start-up the screen
+        is sent the terminal's size three times (the driver's, the app's own at its first idle, and the screen's
+        first layout telling the screen itself), and each drew the whole screen again just after the first frame
+        (issue 16). A resize to the size the screen was laid out at changes nothing."""
+        if size != self._size:
+            super()._screen_resized(size)
 
     def draw_key(self, widget: Widget) -> None:
         """Draw what a key's binding changed in ``widget`` at once, when that is all it asked for: a repaint of its
