@@ -1,4 +1,5 @@
-"""The path to the first screen of mail loads Textual and the store, nothing heavier (docs/performance.md)."""
+"""The path to the first screen of mail loads Textual and the store, nothing heavier (docs/performance.md): not
+pydantic, httpx, the keyring or the email package."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ seen = {}
 after_first_frame = MainScreen.after_first_frame
 
 def probe(self):
-    heavy = ("pydantic", "pydantic_settings", "pigeon.models", "httpx", "keyring", "inscriptis", "fastapi")
+    heavy = ("pydantic", "pydantic_settings", "pigeon.models", "httpx", "keyring", "inscriptis", "fastapi", "email")
     seen["rows"] = len(self.query_one(ThreadList).source)
     seen["loaded"] = sorted(name for name in heavy if name in sys.modules)
     after_first_frame(self)
@@ -38,7 +39,7 @@ print(json.dumps(seen))
 """
 
 
-def test_the_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -> None:
+def test_the_first_frame_needs_neither_pydantic_nor_httpx_nor_the_email_package(tmp_path: Path) -> None:
     service, _ = demo_database(threads=20)
     account = service.account_ids()[0]
     store = MailStore(tmp_path / "data" / "store" / "default.sqlite3")

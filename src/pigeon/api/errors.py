@@ -26,7 +26,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from pigeon.sanitize import clean_line
@@ -251,6 +250,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     try:
         seconds = float(value)
     except ValueError:
+        from email.utils import parsedate_to_datetime  # (an HTTP date is rare: the email package loads only then)
+
         try:
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):

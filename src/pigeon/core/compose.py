@@ -11,11 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from email import policy
-from email.headerregistry import Address
-from email.message import EmailMessage
-from email.parser import Parser
-from email.utils import format_datetime, getaddresses, make_msgid
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
@@ -23,7 +18,12 @@ from pigeon.core.attachments import is_attachment, sequence_of
 from pigeon.sanitize import clean, clean_line
 
 if TYPE_CHECKING:
+    from email.message import EmailMessage
+
     from pigeon.models import Contact, Inbox, Message, Thread
+
+# The email package loads when a draft is written or sent, not at start-up: the CLI's parser and the app import
+# this module, and the package took about 4 ms of the start before the first frame (issue 16).
 
 Kind = Literal["reply", "reply_all", "forward", "new"]
 KINDS: tuple[Kind, ...] = ("reply", "reply_all", "forward", "new")
@@ -40,6 +40,8 @@ class BadDraft(ValueError):
 
 def _address(name: str, address: str) -> str:
     """``Name <address>`` written by the email package (quoted as needed), or "" when ``address`` is not one."""
+    from email.headerregistry import Address
+
     address = clean_line(address).strip()
     if not address or any(c in address for c in ' <>,;"()[]\\') or address.count("@") != 1:
         return ""
@@ -53,6 +55,8 @@ def _parse(raw: str) -> tuple[str, str]:
     """A raw address as mail gives it ("Name <a@b>" or "a@b"), as ``(name, address)``; ``("", "")`` unless it is
     one address written as such (a value that smuggles in a second one, or that the parser had to glue together
     from pieces, is left out)."""
+    from email.utils import getaddresses
+
     text = clean_line(_CONTROLS.sub(" ", raw)).strip()
     pairs = getaddresses([text])
     if len(pairs) != 1 or not pairs[0][1] or pairs[0][1] not in text:
@@ -215,6 +219,11 @@ def outgoing(text: str, *, now: datetime, needs_recipient: bool = True) -> Email
     """The message to send from an edited draft: its headers as the user left them (From, To, Cc, Bcc, Reply-To,
     Subject and threading headers), a date, a message id and the body as UTF-8 text. :class:`BadDraft` when it
     names nobody to send to (if ``needs_recipient``) or an address cannot be read."""
+    from email import policy
+    from email.message import EmailMessage
+    from email.parser import Parser
+    from email.utils import format_datetime, getaddresses, make_msgid
+
     edited = Parser(policy=policy.default).parsestr(text)
     out = EmailMessage()
     for name in KEPT_HEADERS:
@@ -236,6 +245,8 @@ def outgoing(text: str, *, now: datetime, needs_recipient: bool = True) -> Email
 
 def mailto_url(message: EmailMessage) -> str:
     """The message as a ``mailto:`` link, for a mail program to send (To in the path; Cc, Subject, body after)."""
+    from email.utils import getaddresses
+
     to = ",".join(address for _, address in getaddresses([str(message.get("To", ""))]) if address)
     fields = []
     for name in ("Cc", "Bcc"):
