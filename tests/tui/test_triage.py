@@ -18,6 +18,7 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, palette_hits, pigeon_for, screen_text, settle
+from tests.tui.test_key_path import until  # (waits for a state, not for the workers: one waits for the index)
 
 
 async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
@@ -194,27 +195,15 @@ async def test_a_word_search_made_while_new_mail_is_indexed_says_so_and_runs_aga
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         threads = screen.query_one(ThreadList)
-        await poll(pilot, lambda: getattr(screen, "synced", False) and len(threads.source) > 0)
+        await until(pilot, lambda: getattr(screen, "synced", False) and len(threads.source) > 0, within=10)
         word = (threads.current.subject if threads.current else "").split()[0]
         screen.query_one("#filter", Input).value = word
-        await poll(pilot, lambda: "new mail still being indexed" in screen.status)  # type: ignore[attr-defined]
+        await until(pilot, lambda: "new mail still being indexed" in screen.status)  # type: ignore[attr-defined]
         assert len(threads.source) == 0  # the index has nothing yet
         gate.set()
         await settle(pilot, app, lambda: len(threads.source) > 0)
         assert "still being indexed" not in screen.status  # type: ignore[attr-defined]
         assert f'matching "{word}"' in screen.status  # type: ignore[attr-defined]
-
-
-async def poll(pilot, holds, within: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    """Wait for a state without waiting for the workers (one of them waits for the index)."""
-    import asyncio
-    import time
-
-    deadline = time.monotonic() + within
-    while not holds():
-        assert time.monotonic() < deadline, "the state never came"
-        await pilot.pause()
-        await asyncio.sleep(0.01)
 
 
 async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:
