@@ -173,3 +173,23 @@ async def test_a_focus_move_works_out_the_keys_once_before_its_frame() -> None:
                 assert before_frame == [1]
                 assert asked[0] is pane
                 assert bar._hints == original_hints(bar)  # the keys of the pane now focused
+
+
+async def test_a_disabled_key_is_drawn_dim_as_textual_would_draw_it() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        bar = app.screen.query_one(KeyBar)
+        shown, palette = bar.hints()
+        assert palette is not None
+        bar._hints = ([shown[0]._replace(enabled=False), *shown[1:]], palette._replace(enabled=False))
+        ours, textuals = bar.render_line(0), Widget.render_line(bar, 0)
+
+        def looks(strip: Strip) -> list[tuple[str, bool]]:
+            return [(char, bool(style and style.dim)) for text, style, _ in strip for char in text]
+
+        assert looks(ours) == looks(textuals)
+        assert cells(ours) == cells(textuals)
+        dim = [char for char, is_dim in looks(ours) if is_dim]
+        assert "".join(dim).startswith(f" {shown[0].display} {shown[0].description} ")
+        assert "".join(dim).endswith(f" {palette.display} {palette.description} ")

@@ -21,7 +21,7 @@ from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import SteadyScrollBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
-from tests.tui.scenes import SIZE, mail_loaded, mail_screen, scene_app, settle
+from tests.tui.scenes import SIZE, mail_loaded, mail_screen, previewed, scene_app, settle
 
 
 async def until(pilot: Pilot, holds, within: float = 5.0) -> None:  # type: ignore[no-untyped-def]
@@ -216,6 +216,76 @@ async def test_a_focus_move_is_shown_in_one_frame() -> None:
         assert len(frames) == 1
         assert {"Reader", "ThreadList", "KeyBar"} <= frames[0]
         assert not {name for name in frames[0] if "ScrollBar" in name}  # their look is the same (SteadyScrollBar)
+
+
+async def test_a_focus_moves_frame_is_drawn_as_both_widgets_answer_and_what_waits_for_it_runs_after() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _threads, reader = await mail_screen(pilot)
+        events: list[str] = []
+        original_refresh, original_end, original_timer = (
+            screen._compositor_refresh,
+            app._end_batch,
+            screen._on_timer_update,
+        )
+
+        def refresh() -> None:
+            events.append("frame:" + ",".join(sorted(type(widget).__name__ for widget in screen._dirty_widgets)))
+            original_refresh()
+
+        def end_batch() -> None:
+            events.append("end of the batch")
+            original_end()
+
+        def timer() -> None:
+            events.append("update timer")
+            original_timer()
+
+        with (
+            patch.object(screen, "_compositor_refresh", refresh),
+            patch.object(app, "_end_batch", end_batch),
+            patch.object(screen, "_on_timer_update", timer),
+        ):
+            screen.set_focus(reader)
+            screen.after_focus_frame(lambda: events.append("after the frame"))
+            await until(pilot, lambda: "after the frame" in events)
+            await settle(pilot)
+        frames = [event for event in events if event.startswith("frame:")]
+        assert len(frames) == 1  # (the widgets' update messages, queued before it, make no empty frame)
+        # Drawn there and then, not at the screen's update timer; then what waited for it.
+        assert events[:3] == ["end of the batch", frames[0], "after the frame"]
+        assert {"KeyBar", "Reader", "ThreadList"} <= set(frames[0].removeprefix("frame:").split(","))
+
+
+async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_frame() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, threads, reader = await mail_screen(pilot)
+        await pilot.press("j")
+        await previewed(pilot)
+        await settle(pilot)
+        neighbours = [threads.source.row(index).id for index in (0, 2)]
+        for thread_id in neighbours:
+            screen.core.messages.pop(thread_id, None)
+        events: list[str] = []
+        original_refresh, original_read = screen._compositor_refresh, screen.read_neighbours
+
+        def refresh() -> None:
+            events.append("frame")
+            original_refresh()
+
+        def read_neighbours() -> object:
+            events.append("read ahead")
+            return original_read()
+
+        with (
+            patch.object(screen, "_compositor_refresh", refresh),
+            patch.object(screen, "read_neighbours", read_neighbours),
+        ):
+            await pilot.press("enter")
+            await until(pilot, lambda: all(thread_id in screen.core.messages for thread_id in neighbours))
+        assert reader.has_focus
+        assert events.index("frame") < events.index("read ahead")  # (its worker starts once the frame is out)
 
 
 async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:

@@ -145,10 +145,29 @@ async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
         threads = await focused_list(pilot)
+        await until(pilot, lambda: "t0" in threads.prepared)  # (the resting cursor's row: the next test)
+        threads._cache.clear()  # no row drawn before: what the focus move draws is built here
         threads.built.clear()
         app.query_one("#other", ThreadList).focus()  # the cursor's colour changes with focus, nothing else
         await pilot.pause()
         assert threads.built == ["t0"]
+
+
+async def test_a_resting_cursors_row_is_drawn_ahead_as_it_looks_with_the_focus_moved() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = await focused_list(pilot)
+        await until(pilot, lambda: "t0" in threads.prepared)
+        threads.built.clear()
+        threads.drawn.clear()
+        app.query_one("#other", ThreadList).focus()  # opening a thread moves the focus this way
+        await until(pilot, lambda: not threads.has_focus and 0 in threads.drawn)
+        await pilot.pause()
+        threads.focus()  # and going back, this way
+        await until(pilot, lambda: threads.has_focus)
+        await pilot.pause()
+        assert threads.drawn.count(0) == 2  # the cursor's row was drawn anew each time,
+        assert threads.built == []  # from the rows drawn ahead
 
 
 async def test_the_rows_beside_a_resting_cursor_are_drawn_ahead_as_they_look_under_it() -> None:

@@ -17,6 +17,8 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pigeon.models import Message as MailMessage
 
 LOADING_DELAY = 0.1
@@ -29,6 +31,7 @@ class Reading(MailList):
 
     _preview_timer: Timer | None
     _left_at: int  # where the cursor was when the open thread left the view
+    after_focus_frame: Callable[[Callable[[], object]], None]  # (QuickFrames's, mixed into the same screen)
 
     @on(ThreadList.Highlighted)
     def _highlighted(self, event: ThreadList.Highlighted) -> None:
@@ -104,7 +107,7 @@ class Reading(MailList):
             # The preview has it laid out already: Enter only moves the focus (one small frame) and marks it read.
             self.set_focus(reader)  # (now: Widget.focus would wait a turn of the app's queue)
             self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
-            self.read_neighbours()
+            self.after_focus_frame(self.read_neighbours)  # (its worker's messages would come before the frame)
             return
         self.load_thread(thread_id, mark_read=True, focus=True)
 
