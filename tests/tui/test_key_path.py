@@ -73,6 +73,37 @@ async def test_a_partial_update_writes_what_textuals_own_compositor_writes() -> 
             assert ours == textuals, regions
 
 
+async def test_a_full_update_writes_what_textuals_own_compositor_writes_without_the_hidden_widgets() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await mail_loaded(pilot)
+        compositor = app.screen._compositor
+        render_lines = Widget.render_lines
+
+        def full_update(get_renders) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+            asked: list[str] = []
+
+            def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+                asked.append(type(self).__name__)
+                return render_lines(self, crop)
+
+            with (
+                patch.object(LineCompositor, "_get_renders", get_renders),
+                patch.object(Widget, "render_lines", asking),
+            ):
+                update = compositor.render_full_update()
+            assert update is not None
+            return update.render_segments(app.console), asked  # type: ignore[union-attr]
+
+        ours, ours_asked = full_update(LineCompositor._get_renders)
+        textuals, textuals_asked = full_update(Compositor._get_renders)
+        assert ours == textuals
+        hidden = {"MainScreen", "Horizontal", "Vertical"}  # wholly behind the panes and the key bar
+        assert hidden <= set(textuals_asked)
+        assert not hidden & set(ours_asked)
+        assert {"ThreadList", "Reader", "InboxList", "KeyBar"} <= set(ours_asked)
+
+
 async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.strip import Strip
 
-from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
+from pigeon.sanitize import clean_line
+from pigeon.tui.widgets.thread_list import (
+    COUNT_WIDTH,
+    MARK_WIDTH,
+    NARROW_WHO_WIDTH,
+    TIME_WIDTH,
+    WHO_WIDTH,
+    WIDE_ROW,
+    ThreadList,
+    ThreadRow,
+)
 from tests.tui.test_key_path import until
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -309,3 +325,94 @@ async def test_a_row_whose_age_changed_is_drawn_again() -> None:
         threads.set_source(CountingSource(10))  # the same rows, two hours on: every age on screen changed
         await pilot.pause()
         assert sorted(set(drawn)) == list(range(10))
+
+
+def drawn_as_rich_lays_it_out(
+    threads: ThreadList, row: ThreadRow, when: str, width: int, cursor: Style | None
+) -> Strip:
+    """A row as rich's ``Text`` lays it out (how rows were drawn before they were built as segments): the
+    reference the list's own drawing is held to."""
+    base = threads.rich_style
+    dim = threads.get_component_rich_style("thread-list--dim", partial=True)
+    unread = threads.get_component_rich_style("thread-list--unread", partial=True)
+    mark = threads.get_component_rich_style("thread-list--mark", partial=True)
+    strong = unread if row.unread else Style()
+    tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
+    label_text = clean_line(" ".join(tags), limit=24)
+    who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH
+    subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+
+    def cell(text: str, cell_width: int, style: Style, *, right: bool = False) -> Text:
+        value = Text(text, style=style, no_wrap=True, end="")
+        value.truncate(cell_width, overflow="ellipsis", pad=not right)
+        if right:
+            value.pad_left(cell_width - value.cell_len)
+        return value
+
+    marks = "".join(
+        sign if on else " "
+        for sign, on in (("▌", row.selected), ("●", row.unread), ("★", row.starred), ("+", row.attachment))
+    )
+    line = Text.assemble(
+        cell(marks, MARK_WIDTH, mark),
+        cell(clean_line(row.who) or "…", who_width, strong),
+        " ",
+        cell(
+            clean_line(row.subject) or "(no subject)",
+            subject_width - (len(label_text) + 1 if label_text else 0),
+            strong,
+        ),
+        *((" ", cell(label_text, len(label_text), mark)) if label_text else ()),
+        " ",
+        cell(f"({row.count})" if row.count > 1 else "", COUNT_WIDTH, dim, right=True),
+        " ",
+        cell(when, TIME_WIDTH, dim, right=True),
+        no_wrap=True,
+        end="",
+    )
+    line.truncate(width, pad=True)
+    row_base = base + cursor if cursor is not None else base
+    segments = [
+        Segment(text, row_base + style if style else row_base) for text, style, _ in line.render(threads.app.console)
+    ]
+    return Strip(segments).crop_extend(0, width, row_base)
+
+
+def styled_cells(strip: Strip) -> list[tuple[str, Style | None]]:
+    return [(char, style) for text, style, _ in strip for char in text]
+
+
+async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = await focused_list(pilot)
+        words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40) | st.sampled_from(
+            ["", "Ünïcødé", "日本語の件名です日本語の件名です", "emoji 🎉🎉🎉 party", "a" * 60, "tab\there", "x\u200by"]
+        )
+        cursor_looks = [None, threads._cursor_style(True), threads._cursor_style(False)]
+
+        @settings(max_examples=300, deadline=None)
+        @given(
+            who=words,
+            subject=words,
+            labels=st.lists(words, max_size=3).map(tuple),
+            where=st.sampled_from(["", "done", "snoozed"]),
+            count=st.integers(0, 12_000),
+            flags=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()),
+            when=st.sampled_from(["", "9:30", "Fri", "12 Nov", "2024"]),
+            width=st.integers(1, 160),
+            look=st.sampled_from(range(3)),
+        )
+        def same(who, subject, labels, where, count, flags, when, width, look) -> None:  # type: ignore[no-untyped-def]
+            unread, attachment, starred, selected = flags
+            row = ThreadRow(
+                id="t", who=who, subject=subject, when=NOW, count=count, unread=unread, attachment=attachment,
+                starred=starred, selected=selected, labels=labels, where=where,
+            )  # fmt: skip
+            ours = threads._render_row(row, when, width, cursor_looks[look])
+            assert styled_cells(ours) == styled_cells(
+                drawn_as_rich_lays_it_out(threads, row, when, width, cursor_looks[look])
+            )
+            assert ours.cell_length == width
+
+        same()

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import ClassVar, Protocol
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -339,53 +339,56 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         return self._now_at[1]
 
     def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
-        base = self.rich_style
-        dim = self.get_component_rich_style("thread-list--dim", partial=True)
-        unread = self.get_component_rich_style("thread-list--unread", partial=True)
-        mark = self.get_component_rich_style("thread-list--mark", partial=True)
-        strong = unread if row.unread else Style()
+        """A row's cells as segments, each fitted to its width as rich's ``Text.truncate`` fits it (an ellipsis
+        where it is cut). Made straight as segments, not as rich ``Text`` laid out: a start draws 40 rows, and they
+        took 5.4 of the 14 ms of its first frame (issue 16)."""
+        if self._look:  # (the look as of the last style update: ``rich_style`` walks the ancestors each time)
+            base, dim, unread, mark = self._look
+        else:
+            base = self.rich_style
+            dim, unread, mark = (self.get_component_rich_style(name, partial=True) for name in ROW_STYLES)
+        strong = unread if row.unread else None
         tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
         label_text = clean_line(" ".join(tags), limit=24)
         count = f"({row.count})" if row.count > 1 else ""
         who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
         subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
-
-        def cell(text: str, cell_width: int, style: Style, *, right: bool = False) -> Text:
-            value = Text(text, style=style, no_wrap=True, end="")
-            value.truncate(cell_width, overflow="ellipsis", pad=not right)
-            if right:
-                value.pad_left(cell_width - value.cell_len)
-            return value
-
-        line = Text.assemble(
-            cell(
-                ("▌" if row.selected else " ")
-                + ("●" if row.unread else " ")
-                + ("★" if row.starred else " ")
-                + ("+" if row.attachment else " "),
-                MARK_WIDTH,
-                mark,
-            ),
-            cell(clean_line(row.who) or "…", who_width, strong),
-            " ",
-            cell(
-                clean_line(row.subject) or "(no subject)",
-                subject_width - (len(label_text) + 1 if label_text else 0),
+        marks = (
+            ("▌" if row.selected else " ")
+            + ("●" if row.unread else " ")
+            + ("★" if row.starred else " ")
+            + ("+" if row.attachment else " ")
+        )
+        cells: list[tuple[str, Style | None]] = [
+            (_fit(marks, MARK_WIDTH), mark),
+            (_fit(clean_line(row.who) or "…", who_width), strong),
+            (" ", None),
+            (
+                _fit(
+                    clean_line(row.subject) or "(no subject)",
+                    subject_width - (len(label_text) + 1 if label_text else 0),
+                ),
                 strong,
             ),
-            *((" ", cell(label_text, len(label_text), mark)) if label_text else ()),
-            " ",
-            cell(count, COUNT_WIDTH, dim, right=True),
-            " ",
-            cell(when, TIME_WIDTH, dim, right=True),
-            no_wrap=True,
-            end="",
-        )
-        line.truncate(width, pad=True)
+        ]
+        if label_text:
+            cells += [(" ", None), (_fit(label_text, len(label_text)), mark)]
+        cells += [
+            (" ", None),
+            (_fit(count, COUNT_WIDTH, right=True), dim),
+            (" ", None),
+            (_fit(when, TIME_WIDTH, right=True), dim),
+        ]
         # The cursor's background must sit under every cell, so it goes into the row's base style.
         row_base = base + cursor if cursor is not None else base
-        segments = [
-            Segment(text, row_base + seg_style if seg_style else row_base)
-            for text, seg_style, _ in line.render(self.app.console)
-        ]
+        segments = [Segment(text, row_base + style if style else row_base) for text, style in cells if text]
         return Strip(segments).crop_extend(0, width, row_base)
+
+
+def _fit(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` in ``width`` cells as rich's ``Text.truncate`` with an ellipsis fits it: cut to one cell less and
+    "…" added when too long, padded with spaces (before it when ``right``) when too short."""
+    length = cell_len(text)
+    if length > width:
+        return set_cell_size(text, width - 1) + "…"
+    return " " * (width - length) + text if right else text + " " * (width - length)
