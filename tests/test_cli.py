@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import httpx
@@ -321,3 +323,24 @@ def test_status_says_how_new_mail_will_come_and_why(memory_keyring: MemoryKeyrin
     assert near.startswith("live: webhooks")
     far = run("status", "--base-url", "https://mail.example.com")[1]
     assert "New mail:  a check every 60 s; no webhooks: the service is not on this machine" in far
+
+
+def test_the_commands_are_imported_with_the_garbage_collector_off_and_it_is_on_again_after() -> None:
+    probe = (
+        "import gc, json, sys\n"
+        "seen = {}\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.startswith('pigeon.'):\n"
+        "            seen[name] = gc.isenabled()\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "import pigeon.cli\n"
+        "print(json.dumps([seen, gc.isenabled()]))\n"
+    )
+    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    seen, enabled_after = json.loads(done.stdout)
+    assert {"pigeon.cli.parser", "pigeon.core.mail", "pigeon.store.mailstore"} <= set(seen)
+    assert not any(enabled for name, enabled in seen.items() if name != "pigeon.cli")
+    assert enabled_after
