@@ -319,6 +319,24 @@ async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_f
         assert events.index("frame") < events.index("read ahead")  # (its worker starts once the frame is out)
 
 
+async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollbar_beside_them() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, threads, _reader = await mail_screen(pilot)
+        assert threads.show_vertical_scrollbar
+        asked: list[tuple[str, int]] = []
+        render_lines = Widget.render_lines
+
+        def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+            asked.append((type(self).__name__, crop.height))
+            return render_lines(self, crop)
+
+        with patch.object(Widget, "render_lines", asking):
+            await pilot.press("j")
+            await until(pilot, lambda: bool(asked))
+        assert asked == [("ThreadList", 2)]
+
+
 async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:

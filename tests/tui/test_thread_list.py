@@ -169,6 +169,20 @@ async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
         assert threads.built == ["t0"]
 
 
+async def test_the_first_move_from_a_resting_cursor_builds_no_row() -> None:
+    app = CountingListApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        threads = await focused_list(pilot)  # (the cursor's row was first drawn under the cursor)
+        await until(pilot, lambda: "t0" in threads.prepared)
+        threads.built.clear()
+        threads.drawn.clear()
+        await pilot.press("j")
+        await pilot.pause()
+        assert threads.cursor == 1
+        assert sorted(set(threads.drawn)) == [0, 1]  # the row it left and the row it reached, drawn anew,
+        assert threads.built == []  # both from rows drawn ahead
+
+
 async def test_a_resting_cursors_row_is_drawn_ahead_as_it_looks_with_the_focus_moved() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:
