@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from unittest.mock import patch
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ import respx
 
 from pigeon import credentials, locations
 from pigeon.cli import main
+from pigeon.cli.parser import build_parser, parse_arguments
 from tests.keyrings import MemoryKeyring
 
 BASE = "https://mail.example.com"
@@ -344,3 +346,37 @@ def test_the_commands_are_imported_with_the_garbage_collector_off_and_it_is_on_a
     assert {"pigeon.cli.parser", "pigeon.core.mail", "pigeon.store.mailstore"} <= set(seen)
     assert not any(enabled for name, enabled in seen.items() if name != "pigeon.cli")
     assert enabled_after
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--profile", "work"],
+        ["--profile=work"],
+        ["--base-url", "http://127.0.0.1:9"],
+        ["--prof", "w", "--base", "u"],
+    ],
+)
+def test_the_apps_own_options_are_read_as_the_full_parser_reads_them_without_building_it(argv: list[str]) -> None:
+    full = vars(build_parser().parse_args(argv))
+    with patch("pigeon.cli.parser.build_parser", side_effect=AssertionError("built")):
+        quick = vars(parse_arguments(argv))
+    assert {key: full.get(key) for key in ("profile", "base_url")} == {
+        key: quick.get(key) for key in ("profile", "base_url")
+    }
+    assert full.get("func") is None  # both open the app
+    assert quick.get("func") is None
+
+
+@pytest.mark.parametrize("argv", [["sync"], ["--profile", "work", "status"], ["-h"], ["--version"], ["--profile"]])
+def test_anything_else_goes_to_the_full_parser(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        expected: object = vars(build_parser().parse_args(argv))
+    except SystemExit as exc:
+        expected = ("exit", exc.code, capsys.readouterr())
+    try:
+        got: object = vars(parse_arguments(argv))
+    except SystemExit as exc:
+        got = ("exit", exc.code, capsys.readouterr())
+    assert got == expected

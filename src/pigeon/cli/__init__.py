@@ -20,7 +20,7 @@ from typing import TextIO  # noqa: E402
 
 from pigeon import credentials  # noqa: E402
 from pigeon.cli.output import EXIT_SERVICE, EXIT_USAGE, UsageError, fail  # noqa: E402
-from pigeon.cli.parser import build_parser  # noqa: E402
+from pigeon.cli.parser import parse_arguments  # noqa: E402
 from pigeon.cli.serve import cmd_tui  # noqa: E402
 from pigeon.config import ConfigError  # noqa: E402
 from pigeon.core.errors import InvalidInput, PigeonError  # noqa: E402
@@ -33,9 +33,8 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``pigeon`` command; returns the exit code."""
     out = out or sys.stdout
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parse_arguments(argv)
     except SystemExit as exc:  # --help, --version and usage errors: argparse has printed what it had to say
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if not getattr(args, "func", None):
