@@ -327,6 +327,14 @@ def test_status_says_how_new_mail_will_come_and_why(memory_keyring: MemoryKeyrin
     assert "New mail:  a check every 60 s; no webhooks: the service is not on this machine" in far
 
 
+def test_importing_the_commands_leaves_a_collector_turned_off_by_the_importer_off() -> None:
+    probe = "import gc, json\ngc.disable()\nimport pigeon.cli\nprint(json.dumps(gc.isenabled()))\n"
+    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(done.stdout) is False
+
+
 def test_the_commands_are_imported_with_the_garbage_collector_off_and_it_is_on_again_after() -> None:
     probe = (
         "import gc, json, sys\n"

@@ -12,6 +12,7 @@ import gc
 
 # Importing the commands makes many objects and no garbage, and the collector ran 45 times over them: off until
 # they are in (5 ms of the ~200 to the app's first row, issue 16). The app keeps it off until its first frame.
+_collecting = gc.isenabled()  # (a program importing this with the collector off finds it off still)
 gc.disable()
 
 import sys  # noqa: E402
@@ -25,7 +26,8 @@ from pigeon.cli.serve import cmd_tui  # noqa: E402
 from pigeon.config import ConfigError  # noqa: E402
 from pigeon.core.errors import InvalidInput, PigeonError  # noqa: E402
 
-gc.enable()
+if _collecting:
+    gc.enable()
 
 __all__ = ["main"]
 
