@@ -33,6 +33,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from pigeon.server.app import ServerSettings
     from pigeon.server.live import live_traffic
     from pigeon.server.run import serve
+    from pigeon.server.webhook_targets import is_loopback_host
 
     path = _service_db_path(args)
     db = _open_service_db(path, demo_data=args.demo_data, threads=args.threads)
@@ -42,6 +43,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
     settings = ServerSettings(
         allow_private_webhooks=args.allow_private_webhooks,
+        allow_loopback_webhooks=is_loopback_host(args.host),  # callers are on this machine already
         rate_limit_per_minute=args.rate_limit,
         background=[live_traffic(args.live_interval)] if args.live else [],
     )

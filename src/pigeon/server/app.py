@@ -39,6 +39,8 @@ class ServerSettings:
     """How one instance of the service behaves."""
 
     allow_private_webhooks: bool = False
+    allow_loopback_webhooks: bool = False
+    """Webhooks may reach loopback (not private networks): for a service that listens on loopback only."""
     rate_limit_per_minute: int | None = None
     max_body_bytes: int = MAX_BODY_BYTES
     deliver_webhooks: bool = True
@@ -51,6 +53,7 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
     """The service over ``db``. Background delivery and extra tasks run while the app's lifespan runs."""
     settings = settings or ServerSettings()
     settings.delivery.allow_private = settings.allow_private_webhooks
+    settings.delivery.allow_loopback = settings.allow_loopback_webhooks
     deliverer = Deliverer(db, settings.delivery)
     limiter = RateLimiter(settings.rate_limit_per_minute) if settings.rate_limit_per_minute else None
 
@@ -83,6 +86,7 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
     router = make_router(
         db,
         allow_private_webhooks=settings.allow_private_webhooks,
+        allow_loopback_webhooks=settings.allow_loopback_webhooks,
         limiter=limiter,
         rate_limit=settings.rate_limit_per_minute,
     )

@@ -79,7 +79,12 @@ def json_response(model: BaseModel, status: int = 200) -> Response:
 
 
 def make_router(
-    db: Database, *, allow_private_webhooks: bool, limiter: RateLimiter | None, rate_limit: int | None
+    db: Database,
+    *,
+    allow_private_webhooks: bool,
+    limiter: RateLimiter | None,
+    rate_limit: int | None,
+    allow_loopback_webhooks: bool = False,
 ) -> APIRouter:
     router = APIRouter()
     bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <token>")
@@ -233,7 +238,7 @@ def make_router(
     )
     async def create_webhook(account: Account, body: CreateWebhook) -> Response:
         try:
-            await check_url(body.url, allow_private=allow_private_webhooks)
+            await check_url(body.url, allow_private=allow_private_webhooks, allow_loopback=allow_loopback_webhooks)
         except UnsafeWebhookURL as exc:
             raise ProblemError(
                 422,

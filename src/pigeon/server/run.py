@@ -100,7 +100,7 @@ def start_demo(
     """
     db, token = demo_database(threads=threads, seed=seed)
     settings = ServerSettings(
-        allow_private_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
+        allow_loopback_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
         background=[live_traffic(live_interval, seed=seed)] if live else [],
     )
     return DemoService(start_in_thread(create_app(db, settings), db=db), token)

@@ -4,6 +4,9 @@ A name is resolved once per attempt; every address it resolves to is checked, an
 the checked address itself (the URL's host goes in the ``Host`` header and, for HTTPS, in the TLS server name, so
 certificates are still verified against the name). There is no second look-up between the check and the
 connection for a rebinding DNS server to answer differently.
+
+A service that listens on loopback only may let webhooks reach loopback too (its callers are on this machine
+already); private, link-local and metadata addresses stay refused.
 """
 
 from __future__ import annotations
@@ -25,18 +28,33 @@ class UnsafeWebhookURL(ValueError):
     """A webhook URL that points at this machine, a private network or a cloud metadata service."""
 
 
-def _blocked(address: Address) -> bool:
+def is_loopback_host(host: str) -> bool:
+    """Whether a service listening on ``host`` is reachable from this machine only."""
+    literal = _literal(host.strip("[]"))
+    return host == "localhost" or (literal is not None and _unmapped(literal).is_loopback)
+
+
+def _unmapped(address: Address) -> Address:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+        return address.ipv4_mapped
+    return address
+
+
+def _blocked(address: Address, *, allow_loopback: bool) -> bool:
+    address = _unmapped(address)
+    if allow_loopback and address.is_loopback:
+        return False
     # Not globally routable covers loopback, private, link-local (cloud metadata at 169.254.169.254), carrier-grade
     # NAT, documentation, reserved and unspecified ranges; multicast is refused too.
     return not address.is_global or address.is_multicast
 
 
-def _host_of(url: str) -> str:
+def _host_of(url: str, *, allow_loopback: bool) -> str:
     host = (urlsplit(url).hostname or "").rstrip(".").lower()
     if not host:
         raise UnsafeWebhookURL("the URL has no host")
+    if host == "localhost" and allow_loopback:
+        return host  # its addresses are still checked: loopback only
     if host == "localhost" or host.endswith((".localhost", ".internal", ".local")):
         raise UnsafeWebhookURL(f"{host} is a local name; webhooks may not target this machine or its network")
     return host
@@ -55,11 +73,11 @@ async def _resolve(host: str) -> list[Address]:
     return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
 
-async def _safe_addresses(host: str) -> list[Address]:
+async def _safe_addresses(host: str, *, allow_loopback: bool) -> list[Address]:
     literal = _literal(host)
     addresses = [literal] if literal is not None else await _resolve(host)
     for address in addresses:
-        if _blocked(address):
+        if _blocked(address, allow_loopback=allow_loopback):
             if literal is not None:
                 raise UnsafeWebhookURL(f"{host} is a loopback, private, link-local or reserved address")
             raise UnsafeWebhookURL(f"{host} resolves to {address}, a loopback, private or reserved address")
@@ -68,16 +86,16 @@ async def _safe_addresses(host: str) -> list[Address]:
     return addresses
 
 
-async def check_url(url: str, *, allow_private: bool) -> None:
+async def check_url(url: str, *, allow_private: bool, allow_loopback: bool = False) -> None:
     """At creation: refuse ``url`` if its host is, or resolves to, an address a webhook must not reach.
 
     A name that does not resolve yet is let through; it must resolve, to safe addresses, at every delivery.
     """
     if allow_private:
         return
-    host = _host_of(url)
+    host = _host_of(url, allow_loopback=allow_loopback)
     try:
-        await _safe_addresses(host)
+        await _safe_addresses(host, allow_loopback=allow_loopback)
     except (OSError, TimeoutError):
         return
 
@@ -91,13 +109,13 @@ class Target:
     extensions: dict[str, str] = field(default_factory=dict)
 
 
-async def pinned_target(url: str, *, allow_private: bool) -> Target:
+async def pinned_target(url: str, *, allow_private: bool, allow_loopback: bool = False) -> Target:
     """Resolve ``url``'s host once, check every address, and point the request at the first one."""
     if allow_private:
         return Target(url)
-    host = _host_of(url)
+    host = _host_of(url, allow_loopback=allow_loopback)
     try:
-        addresses = await _safe_addresses(host)
+        addresses = await _safe_addresses(host, allow_loopback=allow_loopback)
     except (OSError, TimeoutError) as exc:
         raise UnsafeWebhookURL(f"{host} could not be resolved") from exc
     parsed = httpx.URL(url)

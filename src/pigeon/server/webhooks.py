@@ -80,6 +80,7 @@ class DeliveryPolicy:
     max_delay: float = 3600.0
     timeout: float = 10.0
     allow_private: bool = False
+    allow_loopback: bool = False
 
     def delay(self, attempts_made: int) -> float:
         base = min(self.max_delay, self.first_delay * 2 ** max(attempts_made - 1, 0))
@@ -184,7 +185,9 @@ class Deliverer:
         status: int | None = None
         error: str | None = None
         try:
-            target = await pinned_target(delivery.url, allow_private=self.policy.allow_private)
+            target = await pinned_target(
+                delivery.url, allow_private=self.policy.allow_private, allow_loopback=self.policy.allow_loopback
+            )
             moment = datetime.now(UTC)
             headers = sign(delivery.secret, delivery.id, delivery.payload, moment) | target.headers
             http = self._http or httpx.AsyncClient(follow_redirects=False)
