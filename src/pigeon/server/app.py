@@ -20,6 +20,7 @@ from pigeon.server.limits import MAX_BODY_BYTES, BodyLimit, RateLimiter
 from pigeon.server.problems import PROBLEM_JSON, Problem, ProblemError, install_handlers
 from pigeon.server.queries import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX
 from pigeon.server.routes import make_router
+from pigeon.server.webhook_rows import MAX_ACTIVE_WEBHOOKS
 from pigeon.server.webhooks import Deliverer, DeliveryPolicy
 
 __all__ = [
@@ -42,6 +43,8 @@ class ServerSettings:
     allow_loopback_webhooks: bool = False
     """Webhooks may reach loopback (not private networks): for a service that listens on loopback only."""
     rate_limit_per_minute: int | None = None
+    max_webhooks_per_account: int = MAX_ACTIVE_WEBHOOKS
+    """Active webhook subscriptions an account may hold; one more is refused with 409."""
     max_body_bytes: int = MAX_BODY_BYTES
     deliver_webhooks: bool = True
     delivery: DeliveryPolicy = field(default_factory=DeliveryPolicy)
@@ -87,6 +90,7 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
         db,
         allow_private_webhooks=settings.allow_private_webhooks,
         allow_loopback_webhooks=settings.allow_loopback_webhooks,
+        max_webhooks=settings.max_webhooks_per_account,
         limiter=limiter,
         rate_limit=settings.rate_limit_per_minute,
     )

@@ -42,6 +42,7 @@ from pigeon.server.queries import (
     query_operation,
     read_query,
 )
+from pigeon.server.webhook_rows import MAX_ACTIVE_WEBHOOKS, TooManyWebhooks
 from pigeon.server.webhook_targets import UnsafeWebhookURL, check_url
 from pigeon.server.webhooks import new_secret
 
@@ -85,6 +86,7 @@ def make_router(
     limiter: RateLimiter | None,
     rate_limit: int | None,
     allow_loopback_webhooks: bool = False,
+    max_webhooks: int = MAX_ACTIVE_WEBHOOKS,
 ) -> APIRouter:
     router = APIRouter()
     bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <token>")
@@ -231,7 +233,7 @@ def make_router(
         "/v1/webhooks",
         response_model=WebhookSubscription,
         status_code=201,
-        responses={**UNAUTHORIZED, **INVALID, **BODY, **RATE},
+        responses={**UNAUTHORIZED, **INVALID, 409: problem_doc("Too many active subscriptions"), **BODY, **RATE},
         summary="Create webhook subscription",
         description="The signing `secret` is returned in this response only.",
         tags=["webhooks"],
@@ -247,7 +249,14 @@ def make_router(
                 errors=[ProblemFieldError(field="url", pointer="#/url", message=str(exc))],
             ) from None
         secret = new_secret()
-        webhook = db.create_webhook(account, body, secret=secret)
+        try:
+            webhook = db.create_webhook(account, body, secret=secret, cap=max_webhooks)
+        except TooManyWebhooks:
+            raise ProblemError(
+                409,
+                "Conflict",
+                f"This account already has {max_webhooks} active webhook subscriptions, the most it may have",
+            ) from None
         return json_response(webhook.model_copy(update={"secret": secret}), 201)
 
     return router

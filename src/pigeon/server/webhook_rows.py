@@ -16,6 +16,14 @@ def _not_among(column: str, values: tuple[str, ...]) -> str:
     return f" AND {column} NOT IN ({', '.join('?' * len(values))})" if values else ""
 
 
+MAX_ACTIVE_WEBHOOKS = 25
+"""Active subscriptions an account may hold; ``failed`` ones do not count (they get nothing more)."""
+
+
+class TooManyWebhooks(Exception):
+    """The account already holds :data:`MAX_ACTIVE_WEBHOOKS` active subscriptions."""
+
+
 @dataclass(frozen=True)
 class DeliveryRow:
     id: str
@@ -24,15 +32,33 @@ class DeliveryRow:
     secret: str
     payload: str
     attempts: int
+    account_id: str = ""
+
+
+# The first pending delivery of every active subscription: a subscription whose first delivery waits for a retry
+# is backed off whole, so its later deliveries wait too (they go in order).
+_HEADS = (
+    "WITH heads AS (SELECT d.webhook_id, MIN(d.rowid) AS head FROM deliveries d "
+    "JOIN webhooks w ON w.id = d.webhook_id WHERE d.state = 'pending' AND w.status = ? GROUP BY d.webhook_id) "
+)
 
 
 class WebhookRows(SQLite):
     """Subscriptions, events and delivery attempts."""
 
-    def create_webhook(self, account_id: str, body: CreateWebhook, *, secret: str) -> WebhookSubscription:
+    def create_webhook(
+        self, account_id: str, body: CreateWebhook, *, secret: str, cap: int = MAX_ACTIVE_WEBHOOKS
+    ) -> WebhookSubscription:
+        """Store a new active subscription; :class:`TooManyWebhooks` when the account already holds ``cap``."""
         stamp = now_iso()
         webhook_id = new_id()
         with self.transaction() as conn:
+            (active,) = conn.execute(
+                "SELECT COUNT(*) FROM webhooks WHERE account_id = ? AND status = ?",
+                (account_id, WebhookStatus.ACTIVE.value),
+            ).fetchone()
+            if active >= cap:
+                raise TooManyWebhooks(cap)
             conn.execute(
                 "INSERT INTO webhooks (id, account_id, url, events, status, description, secret, metadata, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -85,22 +111,28 @@ class WebhookRows(SQLite):
         return queued
 
     def due_deliveries(self, now: str, limit: int = 50, exclude: tuple[str, ...] = ()) -> list[DeliveryRow]:
-        """Pending deliveries due by ``now``, oldest first, leaving out subscriptions in ``exclude``."""
+        """Pending deliveries due by ``now``, in the order they were queued, of subscriptions whose first pending
+        delivery is due, leaving out subscriptions in ``exclude``."""
         rows = self.rows(
-            "SELECT d.id, d.webhook_id, d.payload, d.attempts, w.url, w.secret FROM deliveries d "  # noqa: S608
-            "JOIN webhooks w ON w.id = d.webhook_id "
-            "WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.status = ?"
-            f"{_not_among('d.webhook_id', exclude)} ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
-            (now, WebhookStatus.ACTIVE.value, *exclude, limit),
+            _HEADS + "SELECT d.id, d.webhook_id, d.payload, d.attempts, w.url, w.secret, w.account_id "  # noqa: S608
+            "FROM heads h JOIN deliveries head_row ON head_row.rowid = h.head "
+            "JOIN deliveries d ON d.webhook_id = h.webhook_id JOIN webhooks w ON w.id = d.webhook_id "
+            "WHERE head_row.next_attempt_at <= ? AND d.state = 'pending' AND d.next_attempt_at <= ?"
+            f"{_not_among('d.webhook_id', exclude)} ORDER BY d.rowid LIMIT ?",
+            (WebhookStatus.ACTIVE.value, now, now, *exclude, limit),
         )
         return [
-            DeliveryRow(r["id"], r["webhook_id"], r["url"], r["secret"], r["payload"], int(r["attempts"])) for r in rows
+            DeliveryRow(
+                r["id"], r["webhook_id"], r["url"], r["secret"], r["payload"], int(r["attempts"]), r["account_id"]
+            )
+            for r in rows
         ]
 
     def next_delivery_at(self, exclude: tuple[str, ...] = ()) -> str | None:
+        """When the next subscription's first pending delivery is due (the earliest of them)."""
         row = self.row(
-            "SELECT MIN(d.next_attempt_at) AS at FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "  # noqa: S608
-            f"WHERE d.state = 'pending' AND w.status = ?{_not_among('d.webhook_id', exclude)}",
+            _HEADS + "SELECT MIN(head_row.next_attempt_at) AS at FROM heads h "  # noqa: S608
+            f"JOIN deliveries head_row ON head_row.rowid = h.head WHERE 1{_not_among('h.webhook_id', exclude)}",
             (WebhookStatus.ACTIVE.value, *exclude),
         )
         return row["at"] if row and row["at"] else None

@@ -5,15 +5,16 @@ Delivery rules (see ``docs/service-decisions.md``):
 - payload ``{"id", "type", "created_at", "data": {"message": {...}}}``, signed with the subscription's secret per
   the Standard Webhooks scheme (headers ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``); the
   ``webhook-id`` stays the same on every retry of a delivery;
-- only a 2xx answer is success; redirects are not followed; each attempt times out after 10 s;
-- anything else is retried with jittered exponential backoff up to ``max_attempts`` attempts in all;
+- only a 2xx answer is success; redirects are not followed; an attempt has a time to connect and a time in all,
+  after which it counts as failed; the receiver's answer body is never read;
+- anything else is retried with jittered exponential backoff up to ``max_attempts`` attempts in all; while a
+  delivery waits for its retry the whole subscription waits (its deliveries go in order);
 - a 410 Gone, or running out of attempts, turns the subscription ``failed`` (nothing more is sent to it);
 - URLs whose host is or resolves to a loopback, private, link-local, multicast, reserved or metadata address are
-  refused, at creation and again before every attempt, unless the server allows private webhooks; an attempt
-  connects to the very address it checked (``webhook_targets``);
-- deliveries to one subscription go one at a time (a failed one waits for its retry before the next is tried);
-  each subscription is served on its own, so a
-  receiver that hangs holds back only its own deliveries, never another subscription's (of any account).
+  refused, at creation and again before every attempt, unless the server allows them; an attempt connects to the
+  very address it checked (``webhook_targets``);
+- each subscription is served on its own, and each account has its own budget of attempts in flight: a receiver
+  that hangs holds back at most its own account's other deliveries, never another account's.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class DeliveryPolicy:
     first_delay: float = 5.0
     max_delay: float = 3600.0
     timeout: float = 10.0
+    """Seconds an attempt may take in all (look-up, connect, send, answer's status line and headers)."""
+    connect_timeout: float = 5.0
+    per_account: int = 8
+    """Attempts of one account in flight at once; another account's never wait for them."""
     allow_private: bool = False
     allow_loopback: bool = False
 
@@ -103,6 +108,7 @@ class Deliverer:
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._serving: dict[str, asyncio.Task[None]] = {}
+        self._budgets: dict[str, asyncio.Semaphore] = {}
 
     def wake(self) -> None:
         """Look for due deliveries now; safe to call from any thread."""
@@ -123,7 +129,7 @@ class Deliverer:
         self._loop = asyncio.get_running_loop()
         owns = self._http is None
         if owns:
-            self._http = httpx.AsyncClient(follow_redirects=False)
+            self._http = new_http_client()
         try:
             while True:
                 self.dispatch_due()
@@ -181,34 +187,44 @@ class Deliverer:
         return len(due)
 
     async def attempt(self, delivery: DeliveryRow) -> bool:
-        """One attempt at one delivery; True when it was delivered."""
-        status: int | None = None
-        error: str | None = None
+        """One attempt at one delivery, within its account's budget; True when it was delivered."""
+        budget = self._budgets.setdefault(delivery.account_id, asyncio.Semaphore(self.policy.per_account))
+        async with budget:
+            status, error = await self._send(delivery)
+        return self._record(delivery, status, error)
+
+    async def _send(self, delivery: DeliveryRow) -> tuple[int | None, str | None]:
+        """The receiver's status, or why there is none."""
+        policy = self.policy
+        http = self._http or new_http_client()
         try:
-            target = await pinned_target(
-                delivery.url, allow_private=self.policy.allow_private, allow_loopback=self.policy.allow_loopback
-            )
-            moment = datetime.now(UTC)
-            headers = sign(delivery.secret, delivery.id, delivery.payload, moment) | target.headers
-            http = self._http or httpx.AsyncClient(follow_redirects=False)
-            try:
-                response = await http.post(
+            async with asyncio.timeout(policy.timeout):
+                target = await pinned_target(
+                    delivery.url, allow_private=policy.allow_private, allow_loopback=policy.allow_loopback
+                )
+                moment = datetime.now(UTC)
+                headers = sign(delivery.secret, delivery.id, delivery.payload, moment) | target.headers
+                request = http.build_request(
+                    "POST",
                     target.url,
                     content=delivery.payload.encode(),
                     headers=headers,
-                    timeout=self.policy.timeout,
-                    follow_redirects=False,
+                    timeout=httpx.Timeout(policy.timeout, connect=policy.connect_timeout),
                     extensions=target.extensions,
                 )
-            finally:
-                if self._http is None:
-                    await http.aclose()
-            status = response.status_code
+                # Streamed and closed unread: only the status counts, and a receiver's body could be endless.
+                response = await http.send(request, stream=True, follow_redirects=False)
+                await response.aclose()
+                return response.status_code, None
         except UnsafeWebhookURL as exc:
-            error = f"refused: {exc}"
+            return None, f"refused: {exc}"
+        except TimeoutError:
+            return None, f"no answer within {policy.timeout:g} s"
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
-        return self._record(delivery, status, error)
+            return None, f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            if self._http is None:
+                await http.aclose()
 
     def _record(self, delivery: DeliveryRow, status: int | None, error: str | None) -> bool:
         attempts = delivery.attempts + 1
@@ -229,6 +245,13 @@ class Deliverer:
         retry_at = iso(datetime.now(UTC) + timedelta(seconds=self.policy.delay(attempts)))
         self.db.record_attempt(delivery.id, state="pending", status=status, error=error, next_attempt_at=retry_at)
         return False
+
+
+def new_http_client() -> httpx.AsyncClient:
+    """The deliverer's client: no shared cap on connections (each account's budget bounds its own), no redirects."""
+    return httpx.AsyncClient(
+        follow_redirects=False, limits=httpx.Limits(max_connections=None, max_keepalive_connections=20)
+    )
 
 
 def emit(db: Database, deliverer: Deliverer | None, account_id: str, kind: str, message: Message) -> int:
