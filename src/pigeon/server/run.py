@@ -14,6 +14,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from pigeon.server.app import ServerSettings, create_app
+from pigeon.server.connections import ConnectionLimits, guarded_http
 from pigeon.server.db import Database
 from pigeon.server.demo import DEFAULT_THREADS, ensure_demo_mail, populate
 from pigeon.server.live import live_traffic
@@ -29,10 +30,21 @@ def serve(
     *,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
+    limits: ConnectionLimits | None = None,
 ) -> None:
     """Serve until interrupted, logging one line per request (the token travels in a header, never logged)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvicorn.run(create_app(db, settings), host=host, port=port, log_level="info", access_log=True, lifespan="on")
+    limits = limits or ConnectionLimits()
+    uvicorn.run(
+        create_app(db, settings),
+        host=host,
+        port=port,
+        log_level="info",
+        access_log=True,
+        lifespan="on",
+        http=guarded_http(limits),
+        timeout_keep_alive=limits.keep_alive,
+    )
 
 
 @dataclass
@@ -56,14 +68,27 @@ class ServiceThread:
 
 
 def start_in_thread(
-    app: ASGIApp, *, db: Database | None = None, host: str = DEFAULT_HOST, port: int = 0
+    app: ASGIApp,
+    *,
+    db: Database | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    limits: ConnectionLimits | None = None,
 ) -> ServiceThread:
     """Start an ASGI ``app`` on ``host`` (port 0: a free one) in a daemon thread; return once it accepts requests."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    limits = limits or ConnectionLimits()
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=guarded_http(limits),
+        timeout_keep_alive=limits.keep_alive,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="pigeon-service", daemon=True)
     thread.start()
