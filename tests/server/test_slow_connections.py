@@ -130,3 +130,35 @@ def test_pigeon_serve_answers_an_honest_client_past_more_slow_connections_than_i
     finally:
         for connection in slow:
             connection.close()
+
+
+async def test_a_body_trickled_past_its_time_is_answered_408_and_the_connection_closed() -> None:
+    db = Database(":memory:")
+    token = db.create_token(db.ensure_account("alice"))
+    app = create_app(db, ServerSettings(deliver_webhooks=False, body_timeout=0.5))
+    with start_in_thread(app, db=db) as service:
+        port = int(service.base_url.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"POST /v1/inboxes HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"authorization: Bearer " + token.encode() + b"\r\ncontent-length: 100000\r\n\r\n{"
+        )
+
+        async def trickle() -> None:  # a body byte now and then, never the whole body
+            with contextlib.suppress(ConnectionError):
+                while not writer.is_closing():
+                    writer.write(b" ")
+                    await writer.drain()
+                    await asyncio.sleep(0.05)
+
+        trickling = asyncio.create_task(trickle())
+        try:
+            async with asyncio.timeout(10):  # bounded: without a body time limit no answer ever comes
+                answer = await ending(reader)
+        finally:
+            trickling.cancel()
+            writer.close()
+    assert answer.startswith(b"HTTP/1.1 408")
+    assert b"application/problem+json" in answer
+    assert db.list_inboxes(db.account_ids()[0]) == []
+    db.close()

@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from pigeon.server.db import Database
-from pigeon.server.limits import MAX_BODY_BYTES, BodyLimit, RateLimiter
+from pigeon.server.limits import BODY_TIMEOUT, MAX_BODY_BYTES, BodyLimit, RateLimiter
 from pigeon.server.problems import PROBLEM_JSON, Problem, ProblemError, install_handlers
 from pigeon.server.queries import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX
 from pigeon.server.routes import make_router
@@ -46,6 +46,8 @@ class ServerSettings:
     max_webhooks_per_account: int = MAX_ACTIVE_WEBHOOKS
     """Active webhook subscriptions an account may hold; one more is refused with 409."""
     max_body_bytes: int = MAX_BODY_BYTES
+    body_timeout: float = BODY_TIMEOUT
+    """Seconds a request body may take to arrive in all (408 past that)."""
     deliver_webhooks: bool = True
     delivery: DeliveryPolicy = field(default_factory=DeliveryPolicy)
     background: list[Callable[[Database, Deliverer], Coroutine[Any, Any, None]]] = field(default_factory=list)
@@ -83,7 +85,7 @@ def create_app(db: Database, settings: ServerSettings | None = None) -> FastAPI:
     )
     app.state.db = db
     app.state.deliverer = deliverer
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes, timeout=settings.body_timeout)
 
     install_handlers(app)
     router = make_router(

@@ -1,7 +1,9 @@
-"""Limits the service holds every caller to: requests a minute (a token bucket per token) and the size of a body."""
+"""Limits the service holds every caller to: requests a minute (a token bucket per token), and the size of a body
+and the time to send it."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -10,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pigeon.server.problems import Problem, problem_response
 
 MAX_BODY_BYTES = 1024 * 1024
+BODY_TIMEOUT = 30.0
 
 
 class RateLimiter:
@@ -35,14 +38,16 @@ class RateLimiter:
 
 
 class BodyLimit:
-    """ASGI middleware: 413 for request bodies over ``limit`` bytes, whether announced or streamed.
+    """ASGI middleware: 413 for request bodies over ``limit`` bytes, whether announced or streamed, and 408 for a
+    body not all sent within ``timeout`` seconds (a client trickling it would hold its connection for good).
 
     Bodies of POST, PUT and PATCH are read here first (at most ``limit`` bytes are held) and replayed to the app.
     """
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, timeout: float = BODY_TIMEOUT) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in {"POST", "PUT", "PATCH"}:
@@ -57,18 +62,26 @@ class BodyLimit:
                 return
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await too_big(scope, receive, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":  # the client went away
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.limit:
+                        await too_big(scope, receive, send)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            too_slow = Problem(
+                title="Request Timeout", status=408, detail=f"The body must arrive within {self.timeout:g} s"
+            )
+            await problem_response(too_slow, headers={"connection": "close"})(scope, receive, send)
+            return
         body = b"".join(chunks)
         replayed = False
 
