@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import io
 import os
-import resource
 import select
 import socket
 import subprocess
@@ -86,16 +85,17 @@ def tight_service(tmp_path: Path) -> Iterator[tuple[str, str]]:
     out = io.StringIO()
     assert main(["serve", "token", "create", "--db", path, "--account", "alice"], out=out) == 0
     port = free_port()
-
-    def few_descriptors() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (200, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-
-    command = [sys.executable, "-c", "from pigeon.cli import main; raise SystemExit(main())"]
+    command = [
+        sys.executable,
+        "-c",
+        "import resource; hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1];"
+        " resource.setrlimit(resource.RLIMIT_NOFILE, (200, hard));"
+        " from pigeon.cli import main; raise SystemExit(main())",
+    ]
     process = subprocess.Popen(  # noqa: S603  (this interpreter, fixed arguments)
         [*command, "serve", "--db", path, "--host", "127.0.0.1", "--port", str(port)],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
-        preexec_fn=few_descriptors,
         env={k: v for k, v in os.environ.items() if k != "PIGEON_TOKEN"},
     )
     try:
