@@ -92,6 +92,12 @@ async def test_a_service_on_loopback_still_refuses_private_and_metadata_addresse
     assert response.json()["errors"][0]["field"] == "url"
 
 
+async def test_a_service_on_loopback_behind_a_proxy_can_refuse_loopback_receivers(served: Any) -> None:
+    response = await create_webhook(served("--no-loopback-webhooks"), "http://127.0.0.1:8931/hook")
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == "url"
+
+
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8931/hook", "http://localhost:8931/hook"])
 async def test_a_service_bound_wider_refuses_loopback_receivers(served: Any, url: str) -> None:
     response = await create_webhook(served("--host", "0.0.0.0"), url)  # noqa: S104  (never listens: serve is caught)

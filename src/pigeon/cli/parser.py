@@ -122,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-private-webhooks", action="store_true", help="allow webhook URLs on loopback and private networks"
     )
+    serve.add_argument(
+        "--no-loopback-webhooks",
+        action="store_true",
+        help="refuse webhook URLs on loopback even when listening on loopback (behind a proxy others reach)",
+    )
     serve.add_argument("--rate-limit", type=_positive, metavar="N", help="at most N requests a minute per token")
     serve_commands = serve.add_subparsers(dest="serve_command", metavar="COMMAND", parser_class=_Parser)
     tokens = serve_commands.add_parser("token", help="manage access tokens").add_subparsers(

@@ -43,7 +43,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
     settings = ServerSettings(
         allow_private_webhooks=args.allow_private_webhooks,
-        allow_loopback_webhooks=is_loopback_host(args.host),  # callers are on this machine already
+        # Callers of a service on loopback are on this machine already (unless a proxy says otherwise).
+        allow_loopback_webhooks=is_loopback_host(args.host) and not args.no_loopback_webhooks,
         rate_limit_per_minute=args.rate_limit,
         background=[live_traffic(args.live_interval)] if args.live else [],
     )
