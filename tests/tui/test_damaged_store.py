@@ -100,3 +100,30 @@ async def test_u_on_a_damaged_undo_step_says_so_cleaned_and_keeps_it(service: Se
         assert "Undone" not in notes.text
         assert len(app.core.store.undo_steps()) == steps
         assert thread_id in [t.id for t in app.core.store.list_threads("done")]
+
+
+async def test_a_full_disk_during_a_sync_is_one_note_naming_the_folder(service: Service, tmp_path: Path) -> None:
+    import random
+
+    from pigeon.server.live import new_message
+
+    path = tmp_path / "store" / "store.sqlite3"
+    store = MailStore(path)
+    notes = Notes()
+    app = pigeon_for(service, store=store)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
+        threads = len(store.rows("SELECT id FROM threads"))
+        store.rows("VACUUM")  # this connection's disk is full: the file cannot grow
+        store.rows(f"PRAGMA max_page_count = {store.rows('PRAGMA page_count')[0][0]}")
+        rng = random.Random(7)
+        for _ in range(40):
+            new_message(service.db, None, service.alice.id, rng)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app, lambda: "disk is full" in notes.text)
+        assert f"Cannot write to {path.parent}: the disk is full" in notes.text
+        assert "unexpected" not in notes.text
+        assert app.is_running
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM threads").fetchone()[0] == threads

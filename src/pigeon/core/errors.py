@@ -18,7 +18,7 @@ from pigeon.api.errors import (
     Timeout,
     Unauthorized,
 )
-from pigeon.sqlite import SchemaTooNew
+from pigeon.sqlite import SchemaTooNew, StoreUnwritable
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
 from pigeon.store.triage import DamagedStep
@@ -39,6 +39,7 @@ __all__ = [
     "SchemaTooNew",
     "ServerError",
     "StatusError",
+    "StoreUnwritable",
     "Timeout",
     "Unauthorized",
     "UnknownThread",
