@@ -82,9 +82,7 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
         rows = [(d.id, when(d.saved_at), *outbox.summary(d)) for d in drafts]
         out.write(table(("ID", "WRITTEN", "TO", "SUBJECT"), rows) + "\n")
         for draft in drafts:  # (the command's own words, whole: a table cell would cut them)
-            out.write(
-                f"{draft.id}: {clean_line(draft.error or 'not sent yet: the editor was left or the app closed')}\n"
-            )
+            out.write(f"{draft.id}: {clean_line(outbox.status(draft))}\n")
         out.write("pigeon drafts send ID sends one again; edit ID opens it; discard ID drops it.\n")
         return EXIT_OK
     try:
