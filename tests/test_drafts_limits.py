@@ -15,7 +15,9 @@ import pytest
 from pigeon.cli import main
 from pigeon.config import load_config
 from pigeon.core.outbox import Outbox, SendFailed
+from pigeon.store.drafts import MAX_BYTES, Drafts
 from pigeon.store.outgoing import MAX_DRAFT_BYTES, Outgoing
+from tests.test_disk_faults import read_only
 
 T = TypeVar("T")
 HEAD = "From: me@pigeon.test\nTo: ann@example.com\nSubject: Numbers\n"
@@ -134,3 +136,34 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "too big to send" in err
+
+
+def test_a_contact_draft_file_too_big_to_be_pigeons_is_not_read_whole_and_left_alone(tmp_path: Path) -> None:
+    drafts = Drafts("contacts", folder=tmp_path)
+    drafts.save("c1", {"first_name": "Ann"})
+    assert drafts.load("c1") is not None
+    path = tmp_path / "c1.json"
+    with path.open("a") as handle:
+        handle.write(" " * (20 * MAX_BYTES))
+    size = path.stat().st_size
+    found, most = peak(lambda: drafts.load("c1"))
+    assert found is None
+    assert most < 4 * MAX_BYTES
+    assert path.stat().st_size == size
+
+
+def test_a_read_only_drafts_folder_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VISUAL", f"{sys.executable} -c pass")
+    kept = Outgoing().write(f"{HEAD}\nkept\n", kind="new")
+    folder = Outgoing().folder
+    with read_only(folder):
+        assert main(["compose"], io.StringIO()) == 2
+        assert main(["drafts", "discard", kept.id], io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2
+    assert f"Cannot write the draft in {folder}" in err
+    assert f"Cannot discard {kept.id} in {folder}" in err
+    assert "Traceback" not in err
+    assert [d.id for d in Outgoing().all()] == [kept.id]
