@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -17,7 +17,6 @@ from pigeon.store.cache import UnknownThread, iso
 UNDO_KEEP = 200
 LABEL_MAX = 60
 KINDS = ("read", "star", "done", "snooze", "mute", "label")
-_TRIAGE_COLUMNS = frozenset({"thread_id", "read_upto", "starred", "done_upto", "snoozed_until", "snooze_upto", "muted"})
 
 
 class DamagedStep(Exception):
@@ -50,8 +49,9 @@ def _label(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value) <= LABEL_MAX and value.isprintable()
 
 
-def _item(item: object) -> bool:
-    """Whether one thread's snapshot in an undo step is one Pigeon wrote: known columns, plain values."""
+def _item(item: object, columns: Set[str]) -> bool:
+    """Whether one thread's snapshot in an undo step is one Pigeon wrote: the triage table's ``columns``, plain
+    values, labels as a label may be."""
     if not isinstance(item, dict) or not isinstance(item.get("thread_id"), str) or not item["thread_id"]:
         return False
     labels, triage = item.get("labels"), item.get("triage")
@@ -61,19 +61,19 @@ def _item(item: object) -> bool:
         return True
     return (
         isinstance(triage, dict)
-        and set(triage) <= _TRIAGE_COLUMNS
+        and set(triage) <= columns
         and triage.get("thread_id", item["thread_id"]) == item["thread_id"]
         and all(value is None or type(value) in (str, int) for value in triage.values())
     )
 
 
-def _steps(text: object) -> list[dict[str, Any]] | None:
+def _steps(text: object, columns: Set[str]) -> list[dict[str, Any]] | None:
     """An undo step's changes, or ``None`` when its record is damaged (then it is applied in no part)."""
     try:
         items = json.loads(text) if isinstance(text, str | bytes) else None
     except ValueError:
         return None
-    if not isinstance(items, list) or not items or not all(_item(item) for item in items):
+    if not isinstance(items, list) or not items or not all(_item(item, columns) for item in items):
         return None
     return items
 
@@ -219,7 +219,8 @@ class TriageStore(Database):
     def undo_targets(self) -> list[str]:
         """The threads the next :meth:`undo` changes (none when its record is damaged)."""
         rows = self.rows("SELECT changes FROM undo ORDER BY seq DESC LIMIT 1")
-        steps = _steps(rows[0]["changes"]) if rows else None
+        columns = {r["name"] for r in self.rows("PRAGMA table_info(triage)")}
+        steps = _steps(rows[0]["changes"], columns) if rows else None
         return [item["thread_id"] for item in steps or []]
 
     def undo(self) -> Change | None:
@@ -230,7 +231,8 @@ class TriageStore(Database):
             if row is None:
                 return None
             change = Change.from_json(str(row["description"]))
-            steps = _steps(row["changes"])
+            columns = {r["name"] for r in conn.execute("PRAGMA table_info(triage)")}
+            steps = _steps(row["changes"], columns)
             if steps is None:
                 raise DamagedStep(change)
             try:
@@ -244,12 +246,12 @@ class TriageStore(Database):
     @staticmethod
     def _restore(conn: sqlite3.Connection, item: dict[str, Any]) -> None:
         """Put one thread's triage state and labels back as a snapshot had them (its columns checked by
-        :func:`_item`)."""
+        :func:`_item` against the table's own)."""
         thread_id = item["thread_id"]
         conn.execute("DELETE FROM triage WHERE thread_id = ?", (thread_id,))
         if item["triage"] is not None:
             triage = {**item["triage"], "thread_id": thread_id}
-            columns = [c for c in triage if c in _TRIAGE_COLUMNS]
+            columns = list(triage)
             conn.execute(
                 f"INSERT INTO triage ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                 [triage[c] for c in columns],
