@@ -25,6 +25,36 @@ class SchemaTooNew(Exception):
     """The database was written by a newer Pigeon."""
 
 
+class StoreUnwritable(OSError):
+    """The disk refused a write (full, read-only, gone): nothing of it was kept. The message names the folder."""
+
+
+# SQLite's result codes that mean the disk or the folder, not the data (extended codes start with these names)
+_DISK_FAULTS = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM")
+
+
+def disk_fault(exc: BaseException, path: str) -> StoreUnwritable | None:
+    """``exc`` as a :class:`StoreUnwritable` naming the database's folder, when it is a disk fault; else ``None``."""
+    if isinstance(exc, StoreUnwritable):
+        return exc
+    folder = Path(path).expanduser().parent
+    if isinstance(exc, sqlite3.Error):
+        name = str(getattr(exc, "sqlite_errorname", "") or "")
+        if not name.startswith(_DISK_FAULTS):
+            return None
+        if name == "SQLITE_FULL":
+            why = "the disk is full"
+        elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM")):
+            why = "the folder or the file in it is read-only"
+        else:
+            why = f"{exc} (is the folder read-only, or the disk full?)"
+    elif isinstance(exc, OSError):
+        why = exc.strerror or str(exc)
+    else:
+        return None
+    return StoreUnwritable(f"Cannot write to {folder}: {why}. Nothing was written; what the folder holds is unharmed.")
+
+
 def connect(path: str) -> sqlite3.Connection:
     """A connection that any thread may use (callers hold the lock), rows readable by name."""
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -40,15 +70,24 @@ class Database:
         self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777, readers: bool = False
     ) -> None:
         self.path = str(path)
-        if self.path != MEMORY:
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
         self._lock = threading.RLock()
-        self._conn = connect(self.path)
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        if self.path != MEMORY:
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._migrate(migrations)
+        try:
+            if self.path != MEMORY:
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
+            self._conn = connect(self.path)
+        except (sqlite3.Error, OSError) as exc:
+            self._raise_fault(exc)
+            raise
+        try:
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if self.path != MEMORY:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate(migrations)
+        except BaseException as exc:
+            self._conn.close()
+            self._raise_fault(exc)
+            raise
         self._readers = readers and self.path != MEMORY  # (a memory database lives in its one connection)
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
@@ -91,15 +130,28 @@ class Database:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error."""
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The error raised is the first one (SQLite
+        may have rolled back by itself, on a full disk); a disk fault becomes :class:`StoreUnwritable`."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                self._raise_fault(exc)
                 raise
-            self._conn.execute("COMMIT")
+
+    def _raise_fault(self, exc: BaseException) -> None:
+        """Raise ``exc`` as :class:`StoreUnwritable` if it is a disk fault (the caller re-raises the others)."""
+        fault = disk_fault(exc, self.path)
+        if fault is not None and fault is not exc:
+            raise fault from exc
 
     def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         reader = self._reader()

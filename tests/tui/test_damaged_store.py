@@ -15,7 +15,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, frozen_clock, loaded, pigeon_for, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, settle
 
 
 def damage(path: Path) -> list[str]:
@@ -63,7 +63,7 @@ async def test_a_store_with_rows_that_cannot_be_read_still_starts_offline(servic
             assert app.screen is screen
             assert screen.query_one(Reader).text  # something is shown: the thread, or why it cannot be
             await pilot.press("escape")
-        await pilot.press("u")  # the damaged undo step is popped and changes nothing
+        await pilot.press("u")  # the damaged undo step changes nothing and is kept
         await settle(pilot, app)
         await pilot.press("b")
         await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
@@ -76,3 +76,54 @@ async def test_a_store_with_rows_that_cannot_be_read_still_starts_offline(servic
         await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
         assert app.core.store.thread(ids[0]) is not None
         assert len(app.core.store.inboxes()) == len(service.db.list_inboxes(service.alice.id))
+
+
+async def test_u_on_a_damaged_undo_step_says_so_cleaned_and_keeps_it(service: Service, tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    notes = Notes()
+    app = pigeon_for(service, store=MailStore(path))
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
+        thread_id = app.core.store.list_threads("inbox", limit=1)[0].id
+        app.core.store.done([thread_id])
+        with sqlite3.connect(path) as conn:
+            conn.execute(
+                "UPDATE undo SET description = ?, changes = '{bad' WHERE seq = (SELECT max(seq) FROM undo)",
+                ("\x1b]2;owned\x07Done: 1 thread",),
+            )
+        steps = len(app.core.store.undo_steps())
+        await pilot.press("u")
+        await settle(pilot, app, lambda: "Cannot undo" in notes.text)
+        assert "Done: 1 thread" in notes.text
+        assert "\x1b" not in notes.text
+        assert "Undone" not in notes.text
+        assert len(app.core.store.undo_steps()) == steps
+        assert thread_id in [t.id for t in app.core.store.list_threads("done")]
+
+
+async def test_a_full_disk_during_a_sync_is_one_note_naming_the_folder(service: Service, tmp_path: Path) -> None:
+    import random
+
+    from pigeon.server.live import new_message
+
+    path = tmp_path / "store" / "store.sqlite3"
+    store = MailStore(path)
+    notes = Notes()
+    app = pigeon_for(service, store=store)
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
+        threads = len(store.rows("SELECT id FROM threads"))
+        store.rows("VACUUM")  # this connection's disk is full: the file cannot grow
+        store.rows(f"PRAGMA max_page_count = {store.rows('PRAGMA page_count')[0][0]}")
+        rng = random.Random(7)
+        for _ in range(40):
+            new_message(service.db, None, service.alice.id, rng)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app, lambda: "disk is full" in notes.text)
+        assert f"Cannot write to {path.parent}: the disk is full" in notes.text
+        assert "unexpected" not in notes.text
+        assert app.is_running
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM threads").fetchone()[0] == threads

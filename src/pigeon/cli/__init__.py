@@ -24,7 +24,7 @@ from pigeon.cli.output import EXIT_SERVICE, EXIT_USAGE, UsageError, fail  # noqa
 from pigeon.cli.parser import parse_arguments  # noqa: E402
 from pigeon.cli.serve import cmd_tui  # noqa: E402
 from pigeon.config import ConfigError  # noqa: E402
-from pigeon.core.errors import InvalidInput, PigeonError  # noqa: E402
+from pigeon.core.errors import InvalidInput, PigeonError, StoreUnwritable  # noqa: E402
 
 if _collecting:
     gc.enable()
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         code: int = args.func(args, out)
         return code
-    except (UsageError, ConfigError, credentials.CredentialsError, InvalidInput) as exc:
+    except (UsageError, ConfigError, credentials.CredentialsError, InvalidInput, StoreUnwritable) as exc:
         return fail(str(exc), EXIT_USAGE)
     except PigeonError as exc:
         return fail(str(exc), EXIT_SERVICE)

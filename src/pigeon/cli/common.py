@@ -58,11 +58,13 @@ def core_of(args: argparse.Namespace, *, online: bool, local: bool = True, creat
 
 def open_store(config: Config) -> MailStore:
     """The profile's local store, or a one-line error that names the file and the way out."""
-    from pigeon.core.errors import SchemaTooNew
+    from pigeon.core.errors import SchemaTooNew, StoreUnwritable
     from pigeon.core.mail import MailStore, store_path
 
     try:
         return MailStore.for_profile(config.profile)
+    except StoreUnwritable:  # (a full disk or a read-only folder: the file is fine, so no advice to move it)
+        raise
     except (sqlite3.Error, SchemaTooNew, OSError) as exc:
         path = store_path(config.profile)
         raise UsageError(

@@ -40,7 +40,11 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     if kind != "new" and not messages:
         raise UsageError("The thread's messages are not in the local store: run `pigeon sync` first.")
     outbox = core.outside.outbox
-    return _edit_then_send(outbox, outbox.start(kind, thread, messages, core.inboxes, core.contacts), out)
+    try:
+        draft = outbox.start(kind, thread, messages, core.inboxes, core.contacts)
+    except OSError as exc:  # (a full disk, a read-only data folder)
+        raise UsageError(f"Cannot write the draft in {outbox.drafts.folder}: {exc.strerror or exc}") from None
+    return _edit_then_send(outbox, draft, out)
 
 
 def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
@@ -82,9 +86,7 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
         rows = [(d.id, when(d.saved_at), *outbox.summary(d)) for d in drafts]
         out.write(table(("ID", "WRITTEN", "TO", "SUBJECT"), rows) + "\n")
         for draft in drafts:  # (the command's own words, whole: a table cell would cut them)
-            out.write(
-                f"{draft.id}: {clean_line(draft.error or 'not sent yet: the editor was left or the app closed')}\n"
-            )
+            out.write(f"{draft.id}: {clean_line(outbox.status(draft))}\n")
         out.write("pigeon drafts send ID sends one again; edit ID opens it; discard ID drops it.\n")
         return EXIT_OK
     try:
@@ -92,7 +94,10 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
     except UnknownDraft as exc:
         raise UsageError(str(exc)) from None
     if action == "discard":
-        outbox.drafts.discard(draft)
+        try:
+            outbox.drafts.discard(draft)
+        except OSError as exc:
+            raise UsageError(f"Cannot discard {draft.id} in {outbox.drafts.folder}: {exc.strerror or exc}") from None
         out.write(f"Discarded {draft.id}.\n")
         return EXIT_OK
     if action == "edit":

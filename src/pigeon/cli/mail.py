@@ -12,6 +12,7 @@ from pigeon.cli.common import batch_collection, core_of, run
 from pigeon.cli.output import EXIT_OK, UsageError, print_json, table, when
 from pigeon.core.actions import BY_ID, describe
 from pigeon.core.mail import skipped_words
+from pigeon.sanitize import clean_line
 
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
@@ -100,11 +101,17 @@ def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    out.write(f"{describe(change)}. `pigeon undo` takes it back.\n" if change.count else f"{describe(change)}.\n")
+    said = clean_line(describe(change))
+    out.write(f"{said}. `pigeon undo` takes it back.\n" if change.count else f"{said}.\n")
     return EXIT_OK
 
 
 def cmd_undo(args: argparse.Namespace, out: TextIO) -> int:
-    change = core_of(args, online=False).undo()
-    out.write(f"Undone: {describe(change)}\n" if change else "Nothing to undo.\n")
+    from pigeon.core.errors import DamagedStep, damaged_step_words
+
+    try:
+        change = core_of(args, online=False).undo()
+    except DamagedStep as exc:
+        raise UsageError(damaged_step_words(exc)) from None
+    out.write(f"Undone: {clean_line(describe(change))}\n" if change else "Nothing to undo.\n")
     return EXIT_OK

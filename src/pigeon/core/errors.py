@@ -18,13 +18,15 @@ from pigeon.api.errors import (
     Timeout,
     Unauthorized,
 )
-from pigeon.sqlite import SchemaTooNew
+from pigeon.sqlite import SchemaTooNew, StoreUnwritable
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
+from pigeon.store.triage import DamagedStep
 
 __all__ = [
     "Conflict",
     "ConnectionFailed",
+    "DamagedStep",
     "FieldError",
     "Invalid",
     "InvalidInput",
@@ -37,6 +39,7 @@ __all__ = [
     "SchemaTooNew",
     "ServerError",
     "StatusError",
+    "StoreUnwritable",
     "Timeout",
     "Unauthorized",
     "UnknownThread",
@@ -51,6 +54,16 @@ class NotSaved(Exception):
         super().__init__(str(cause))
         self.cause = cause
         self.draft_error = draft_error
+
+
+def damaged_step_words(error: DamagedStep) -> str:
+    """Why ``u`` or ``pigeon undo`` did nothing, in one line (the step's own description cleaned)."""
+    from pigeon.core.actions import describe
+
+    return (
+        f"Cannot undo ({describe(error.change)}): the step's record in the local store is damaged. "
+        "Nothing was changed; the step is kept."
+    )
 
 
 def draft_reason(error: PigeonError) -> str:

@@ -18,12 +18,16 @@ from pigeon.core import handoff
 from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, outgoing
 from pigeon.core.handoff import HandOffFailed
 from pigeon.sanitize import clean_line
-from pigeon.store.outgoing import Outgoing, OutgoingDraft, UnknownDraft
+from pigeon.store.outgoing import MAX_DRAFT_BYTES, DraftTooBig, Outgoing, OutgoingDraft, UnknownDraft
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread
 
-__all__ = ["Edited", "Outbox", "OutgoingDraft", "SendFailed", "UnknownDraft"]
+__all__ = ["MAX_DRAFT_BYTES", "Edited", "Outbox", "OutgoingDraft", "SendFailed", "UnknownDraft"]
+
+SENT_AS_WRITTEN = {"text/plain"}
+PLAIN_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
+PLAIN_ENCODINGS = {"7bit", "8bit", "binary"}
 
 
 class SendFailed(Exception):
@@ -63,11 +67,11 @@ class Outbox:
     def edit(self, draft: OutgoingDraft, *, drop_unchanged: bool = True) -> Edited:
         """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
         draft left as it was is dropped, as mutt drops an unchanged message (a kept one stays)."""
-        before = self.drafts.text(draft)
+        before = self.drafts.fingerprint(draft)
         code = handoff.edit(str(draft.path.resolve()))
         if code != 0:
             return Edited(False, f"The editor exited with code {code}; the draft is kept: pigeon drafts")
-        if self.drafts.text(draft) == before:
+        if self.drafts.fingerprint(draft) == before:
             if drop_unchanged:
                 self.drafts.discard(draft)
                 return Edited(False, "The draft was not changed: nothing sent.")
@@ -79,7 +83,12 @@ class Outbox:
         reason noted for ``pigeon drafts``) if it could not be."""
         command = self.config.compose.send_command
         try:
-            message = outgoing(self.drafts.text(draft), now=self.clock(), needs_recipient=bool(command))
+            try:
+                text = self.drafts.text(draft)
+            except DraftTooBig as exc:
+                raise BadDraft(too_big_words(int(exc.args[0]), draft.id)) from None
+            refuse_unsendable(text)
+            message = outgoing(text, now=self.clock(), needs_recipient=bool(command))
             if command:
                 handoff.send(command, message.as_bytes())
                 said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
@@ -107,13 +116,54 @@ class Outbox:
         return self.drafts.all()
 
     def summary(self, draft: OutgoingDraft) -> tuple[str, str]:
-        """A draft's To and Subject, cleaned, for a list."""
+        """A draft's To and Subject, cleaned, for a list (its headers alone are read)."""
         from email import policy
         from email.parser import Parser
 
         try:
-            headers = Parser(policy=policy.default).parsestr(self.drafts.text(draft), headersonly=True)
+            headers = Parser(policy=policy.default).parsestr(self.drafts.headers(draft), headersonly=True)
             to, subject = str(headers.get("To", "") or ""), str(headers.get("Subject", "") or "")
         except (OSError, ValueError, IndexError):
             to, subject = "", "(unreadable)"
         return clean_line(to, limit=60), clean_line(subject, limit=80)
+
+    def status(self, draft: OutgoingDraft) -> str:
+        """Where a kept draft stands, in one line: too big to send, why it was not sent, or not tried yet."""
+        if draft.too_big:
+            return too_big_words(draft.size, draft.id)
+        return clean_line(draft.error or "not sent yet: the editor was left or the app closed")
+
+
+def too_big_words(size: int, draft_id: str) -> str:
+    limit = MAX_DRAFT_BYTES // (1024 * 1024)
+    return (
+        f"too big to send: {size / (1024 * 1024):.1f} MiB, and Pigeon sends drafts up to {limit} MiB; "
+        f"shorten it (pigeon drafts edit {draft_id}) or send the file from your mail program"
+    )
+
+
+def refuse_unsendable(text: str) -> None:
+    """:class:`BadDraft` naming the header, when the draft asks for a message Pigeon does not make: Pigeon sends
+    the body as UTF-8 plain text, so a multipart type, another charset or an encoding would go out wrong or empty."""
+    from email import policy
+    from email.parser import Parser
+
+    headers = Parser(policy=policy.default).parsestr(text, headersonly=True)
+    kind = headers.get_content_type()
+    if "Content-Type" in headers and kind not in SENT_AS_WRITTEN:
+        raise BadDraft(
+            f"the Content-Type header asks for {clean_line(kind, limit=60)}, and Pigeon sends the body as plain "
+            "text: remove that header (attach files from your mail program)"
+        )
+    charset = headers.get_content_charset()
+    if charset and charset.lower() not in PLAIN_CHARSETS:
+        raise BadDraft(
+            f"the Content-Type header names the charset {clean_line(charset, limit=40)}, and Pigeon sends UTF-8: "
+            "remove the charset"
+        )
+    encoding = " ".join(str(headers.get("Content-Transfer-Encoding", "") or "").split()).lower()
+    if encoding and encoding not in PLAIN_ENCODINGS:
+        raise BadDraft(
+            f"the Content-Transfer-Encoding header says {clean_line(encoding, limit=40)}, and Pigeon sends the body "
+            "as written: remove that header"
+        )

@@ -17,6 +17,8 @@ from pigeon import locations
 from pigeon.files import write_private
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+MAX_BYTES = 1024 * 1024
+"""The largest draft file read (a contact's fields are a few kilobytes; a bigger file is not one Pigeon wrote)."""
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,14 @@ class Drafts:
         return draft
 
     def load(self, item_id: str) -> Draft | None:
-        """The draft of ``item_id``, or ``None`` (also when the file is unreadable: it is then left for a human)."""
+        """The draft of ``item_id``, or ``None`` (also when the file is unreadable or over :data:`MAX_BYTES`: it is
+        then left for a human)."""
         try:
-            data = json.loads(self._path(item_id).read_text(encoding="utf-8"))
+            with self._path(item_id).open("rb") as handle:
+                raw = handle.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                return None
+            data = json.loads(raw.decode("utf-8"))
             return Draft(
                 self.kind,
                 item_id,

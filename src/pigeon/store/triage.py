@@ -5,16 +5,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from pigeon.sanitize import clean_line
 from pigeon.sqlite import Database
 from pigeon.store.cache import UnknownThread, iso
 
 UNDO_KEEP = 200
 LABEL_MAX = 60
+KINDS = ("read", "star", "done", "snooze", "mute", "label")
+
+
+class DamagedStep(Exception):
+    """The last undo step's changes cannot be read or applied (a damaged store): nothing was changed and the step
+    is kept. ``change`` is what the step says it did (the callers word it)."""
+
+    def __init__(self, change: Change) -> None:
+        super().__init__(f"the undo step {change.kind!r} is damaged")
+        self.change = change
 
 
 _NO_TRIAGE = {
@@ -34,22 +45,37 @@ def _state(item: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(triage.items())), tuple(sorted(item["labels"]))
 
 
-def _steps(text: str) -> list[dict[str, Any]]:
-    """An undo step's changes; a damaged one is no change (undoing it pops it and touches nothing)."""
+def _label(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= LABEL_MAX and value.isprintable()
+
+
+def _item(item: object, columns: Set[str]) -> bool:
+    """Whether one thread's snapshot in an undo step is one Pigeon wrote: the triage table's ``columns``, plain
+    values, labels as a label may be."""
+    if not isinstance(item, dict) or not isinstance(item.get("thread_id"), str) or not item["thread_id"]:
+        return False
+    labels, triage = item.get("labels"), item.get("triage")
+    if not isinstance(labels, list) or not all(_label(label) for label in labels):
+        return False
+    if triage is None:
+        return True
+    return (
+        isinstance(triage, dict)
+        and set(triage) <= columns
+        and triage.get("thread_id", item["thread_id"]) == item["thread_id"]
+        and all(value is None or type(value) in (str, int) for value in triage.values())
+    )
+
+
+def _steps(text: object, columns: Set[str]) -> list[dict[str, Any]] | None:
+    """An undo step's changes, or ``None`` when its record is damaged (then it is applied in no part)."""
     try:
-        items = json.loads(text)
-    except (ValueError, TypeError):
-        return []
-    if not isinstance(items, list):
-        return []
-    return [
-        item
-        for item in items
-        if isinstance(item, dict)
-        and isinstance(item.get("thread_id"), str)
-        and isinstance(item.get("labels"), list)
-        and (item.get("triage") is None or isinstance(item.get("triage"), dict))
-    ]
+        items = json.loads(text) if isinstance(text, str | bytes) else None
+    except ValueError:
+        return None
+    if not isinstance(items, list) or not items or not all(_item(item, columns) for item in items):
+        return None
+    return items
 
 
 @dataclass(frozen=True)
@@ -67,11 +93,17 @@ class Change:
 
     @classmethod
     def from_json(cls, text: str) -> Change:
+        """A recorded change; anything else (words of an older Pigeon, a damaged record) as its text, cleaned."""
         try:
             data = json.loads(text)
-            return cls(str(data["kind"]), int(data["count"]), bool(data.get("on", True)), str(data.get("detail", "")))
-        except (ValueError, KeyError, TypeError):  # a step recorded as words by an older Pigeon
-            return cls("said", 0, True, text)
+            change = cls(str(data["kind"]), int(data["count"]), bool(data.get("on", True)), str(data.get("detail", "")))
+            if change.kind not in KINDS or change.count < 0 or not change.detail.isprintable():
+                raise ValueError(change.kind)
+            if change.kind == "snooze":
+                datetime.fromisoformat(change.detail)
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+            return cls("said", 0, True, clean_line(text, limit=120) or "(a step with no description)")
+        return change
 
 
 @dataclass(frozen=True)
@@ -185,28 +217,46 @@ class TriageStore(Database):
         ]
 
     def undo_targets(self) -> list[str]:
-        """The threads the next :meth:`undo` changes."""
+        """The threads the next :meth:`undo` changes (none when its record is damaged)."""
         rows = self.rows("SELECT changes FROM undo ORDER BY seq DESC LIMIT 1")
-        return [item["thread_id"] for item in _steps(rows[0]["changes"])] if rows else []
+        columns = {r["name"] for r in self.rows("PRAGMA table_info(triage)")}
+        steps = _steps(rows[0]["changes"], columns) if rows else None
+        return [item["thread_id"] for item in steps or []]
 
     def undo(self) -> Change | None:
-        """Undo the last triage step; returns what it had done, or ``None`` when there is nothing to undo."""
+        """Undo the last triage step; returns what it had done, or ``None`` when there is nothing to undo.
+        :class:`DamagedStep` when its record cannot be read or applied: nothing changes and the step is kept."""
         with self.transaction() as conn:
             row = conn.execute("SELECT * FROM undo ORDER BY seq DESC LIMIT 1").fetchone()
             if row is None:
                 return None
-            for item in _steps(row["changes"]):
-                thread_id = item["thread_id"]
-                conn.execute("DELETE FROM triage WHERE thread_id = ?", (thread_id,))
-                if item["triage"] is not None:
-                    columns = list(item["triage"])
-                    conn.execute(
-                        f"INSERT INTO triage ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                        [item["triage"][c] for c in columns],
-                    )
-                conn.execute("DELETE FROM labels WHERE thread_id = ?", (thread_id,))
-                conn.executemany(
-                    "INSERT INTO labels (thread_id, label) VALUES (?, ?)", [(thread_id, lab) for lab in item["labels"]]
-                )
+            change = Change.from_json(str(row["description"]))
+            columns = {r["name"] for r in conn.execute("PRAGMA table_info(triage)")}
+            steps = _steps(row["changes"], columns)
+            if steps is None:
+                raise DamagedStep(change)
+            try:
+                for item in steps:
+                    self._restore(conn, item)
+            except sqlite3.IntegrityError:  # (a value the table refuses: the transaction takes back what was done)
+                raise DamagedStep(change) from None
             conn.execute("DELETE FROM undo WHERE seq = ?", (row["seq"],))
-        return Change.from_json(str(row["description"]))
+        return change
+
+    @staticmethod
+    def _restore(conn: sqlite3.Connection, item: dict[str, Any]) -> None:
+        """Put one thread's triage state and labels back as a snapshot had them (its columns checked by
+        :func:`_item` against the table's own)."""
+        thread_id = item["thread_id"]
+        conn.execute("DELETE FROM triage WHERE thread_id = ?", (thread_id,))
+        if item["triage"] is not None:
+            triage = {**item["triage"], "thread_id": thread_id}
+            columns = list(triage)
+            conn.execute(
+                f"INSERT INTO triage ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                [triage[c] for c in columns],
+            )
+        conn.execute("DELETE FROM labels WHERE thread_id = ?", (thread_id,))
+        conn.executemany(
+            "INSERT INTO labels (thread_id, label) VALUES (?, ?)", [(thread_id, lab) for lab in item["labels"]]
+        )

@@ -21,7 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from pigeon.config import Config, ConfigError
-from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, Unauthorized
+from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, StoreUnwritable, Unauthorized
 from pigeon.core.mail import MailCore, MailStore
 from pigeon.core.session import ClientFactory
 from pigeon.sanitize import clean, clean_line
@@ -173,7 +173,7 @@ class PigeonApp(ReportsFailures, App[None]):
         elif isinstance(error, RateLimited):
             wait = f" in {error.retry_after:.0f} s" if error.retry_after else " later"
             self.notify(f"The service is busy; try again{wait}.", severity="warning", markup=False)
-        elif isinstance(error, PigeonError):
+        elif isinstance(error, PigeonError | StoreUnwritable):
             self.notify(str(error), title=f"Failed {doing}", severity="error", timeout=10, markup=False)
         elif isinstance(error, ConfigError | OSError):
             self.notify(f"Could not finish {doing}: {error}", severity="warning", markup=False)

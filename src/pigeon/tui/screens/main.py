@@ -266,7 +266,13 @@ class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
 
     @work(group="triage", exit_on_error=False, description="undoing")
     async def action_undo(self) -> None:
-        change = await self.change_list(lambda: self.core.undo_targets(), lambda _: self.core.undo())
+        from pigeon.core.errors import DamagedStep, damaged_step_words
+
+        try:
+            change = await self.change_list(lambda: self.core.undo_targets(), lambda _: self.core.undo())
+        except DamagedStep as exc:
+            self.notify(damaged_step_words(exc), severity="warning", markup=False, timeout=8)
+            return
         self.notify(f"Undone: {describe(change)}" if change else "Nothing to undo.", markup=False, timeout=4)
 
     # --- filter, back, zoom -----------------------------------------------------------------------------------
