@@ -1,6 +1,6 @@
 """The mail screen's hand-offs to the user's own programs, all through the core: attachments saved (``a``) or
 opened (``O``, asking first for a type that can run code), links listed and opened (``L``, asking first when a
-link's words name another host), and replies, forwards and new messages written in the editor (``r R f C``; the
+link misleads), and replies, forwards and new messages written in the editor (``r R f C``; the
 App hands the terminal over)."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from textual import work
 from textual.content import Content
 
 from pigeon.core.attachments import attachment_filename, risky
-from pigeon.core.handoff import HandOffFailed
+from pigeon.core.handoff import HandOffFailed, NoBrowser
 from pigeon.core.links import Link, thread_links
-from pigeon.tui.messages import EditDraft
+from pigeon.sanitize import clean_line
+from pigeon.tui.messages import BrowseInTerminal, EditDraft
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.links import Chosen, LinksScreen
 from pigeon.tui.screens.main_reading import Reading
@@ -123,14 +124,14 @@ class HandsOff(Reading):
         what, link = chosen
         if what == "copy":
             self.app.copy_to_clipboard(link.target)
-            self.notify(f"Copied {link.target}", markup=False, timeout=3)
-        elif link.named_host:
+            self.notify(f"Copied {clean_line(link.target, limit=300)}", markup=False, timeout=3)
+        elif link.caution:
             question = Content.assemble(
-                "The link's words name ",
-                Content.styled(link.named_host, "bold"),
-                " but it goes to ",
-                safe_line(link.target, limit=200, style="bold $warning"),
-                ". Open it?",
+                "Careful: ",
+                Content.styled(clean_line(link.caution), "bold $warning"),
+                ". Open ",
+                safe_line(link.target, limit=200, style="bold"),
+                "?",
             )
 
             def answer(yes: bool | None) -> None:
@@ -143,12 +144,22 @@ class HandsOff(Reading):
 
     @work(group="open", exit_on_error=False, description="opening the link")
     async def open_link(self, link: Link) -> None:
+        """In the browser; a console browser gets the terminal while the app is suspended; with none, the link is
+        copied and shown."""
         try:
-            await self.core.outside.open_link(link.target)
+            command = await self.core.outside.open_link(link.target)
+        except NoBrowser as exc:
+            self.app.copy_to_clipboard(link.target)
+            shown = clean_line(link.target, limit=300)
+            self.notify(f"Not opened ({exc}). Copied the link: {shown}", severity="warning", markup=False)
+            return
         except HandOffFailed as exc:
             self.notify(f"Could not open the link: {exc}", severity="warning", markup=False)
             return
-        self.notify(f"Opened {link.target}", markup=False, timeout=3)
+        if command:
+            self.post_message(BrowseInTerminal(command, link.target))
+            return
+        self.notify(f"Opened {clean_line(link.target, limit=300)}", markup=False, timeout=3)
 
     # --- replies ----------------------------------------------------------------------------------------------
 
