@@ -73,43 +73,7 @@ def save_into(folder: Path, name: str | None, data: bytes, *, overwrite: bool) -
     return target
 
 
-# --- opening: types that can run code ask first -----------------------------------------------------------------
-
-# (lists of words, split once: a frozenset of 80 quoted strings would fill a screen)
-_PROGRAMS = "exe com scr pif msi msix msp appx appimage apk app dmg pkg deb rpm run bin elf out jar cpl dll sys"
-_SCRIPTS = (
-    "bat cmd ps1 psm1 vbs vbe js jse mjs wsf wsh hta sh bash zsh fish csh ksh command py pyw pl rb php lua tcl "
-    "desktop lnk url reg inf scf iso img vhd vhdx"
-)
-_MACROS_AND_PAGES = (  # office files that may carry macros, and pages that run scripts when opened
-    "doc dot docm dotm xls xlt xlsm xltm xlam xlsb ppt pot pps pptm potm ppsm ppam sldm one rtf html htm xhtml svg"
-)
-RISKY_EXTENSIONS = frozenset(f"{_PROGRAMS} {_SCRIPTS} {_MACROS_AND_PAGES}".split())
-_RISKY_TYPES = (
-    "application/x-msdownload application/x-msdos-program application/x-executable application/x-elf "
-    "application/vnd.microsoft.portable-executable application/x-msi application/x-ms-installer "
-    "application/x-apple-diskimage application/vnd.debian.binary-package application/x-rpm "
-    "application/vnd.android.package-archive application/java-archive application/x-java-archive "
-    "application/x-sh application/x-shellscript text/x-shellscript application/x-csh application/javascript "
-    "text/javascript application/x-python text/x-python application/x-perl text/x-perl application/x-ruby "
-    "application/hta application/x-ms-shortcut application/x-iso9660-image application/msword "
-    "application/vnd.ms-excel application/vnd.ms-powerpoint application/rtf text/rtf text/html "
-    "application/xhtml+xml image/svg+xml"
-)
-RISKY_TYPES = frozenset(_RISKY_TYPES.split())
-
-
-def risky(block: ContentBlock) -> str:
-    """Why opening this attachment could run code ("" when nothing says so), from its name and its MIME type: a
-    name that ends in ``.pdf.exe`` is a program whatever its type says."""
-    name = attachment_filename(block.filename).lower()
-    extension = name.rsplit(".", 1)[-1] if "." in name else ""
-    mime = (block.mime_type or "").split(";")[0].strip().lower()
-    if extension in RISKY_EXTENSIONS:
-        return f"a .{extension} file can run code when opened"
-    if mime in RISKY_TYPES or "macroenabled" in mime:
-        return f"a {clean_line(mime, limit=60)} file can run code when opened"
-    return ""
+# --- opening (which types ask first: :mod:`pigeon.core.runs_code`) --------------------------------------------
 
 
 def open_folder(root: Path) -> Path:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.content import Content
 
-from pigeon.core.attachments import attachment_filename, risky
+from pigeon.core.attachments import attachment_filename
 from pigeon.core.handoff import HandOffFailed, NoBrowser
 from pigeon.core.links import Link, thread_links
 from pigeon.sanitize import clean_line
@@ -80,9 +80,13 @@ class HandsOff(Reading):
             return
         self.notify(f"Saved {path}", title="Attachment saved", markup=False)
 
-    def open_attachment(self, block: ContentBlock) -> None:
-        """Open with its program; a type that can run code asks first, saying why."""
-        why = risky(block)
+    @work(group="open", exit_on_error=False, description="checking the attachment")
+    async def open_attachment(self, block: ContentBlock) -> None:
+        """Open with its program; a type that can run code asks first, saying why (its contents are read in a
+        thread: a large attachment never holds up the keys)."""
+        from pigeon.core.runs_code import risky
+
+        why = await asyncio.to_thread(risky, block)
         if not why:
             self.run_open_attachment(block)
             return
