@@ -143,6 +143,30 @@ async def test_an_attachment_named_with_a_path_lands_inside_the_download_folder(
         await settle(pilot, app, lambda: (folder / "x").read_bytes() == b"payload")
 
 
+async def test_a_linked_download_folder_is_named_by_its_real_place(
+    service: Service, hostile: str, tmp_path: Path
+) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    link = locations.download_dir()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(real)
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        await pilot.press("a")
+        await settle(pilot, app, lambda: "Saved" in notes.text)
+        assert f"Saved {real.resolve() / 'x'}" in notes.text
+        await pilot.press("a")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        question = app.screen.question.plain  # type: ignore[attr-defined]
+        assert question == f"Replace x in {real.resolve()}?"
+
+
 @pytest.mark.parametrize(
     ("name", "saved_as"),
     [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -65,9 +66,10 @@ class HandsOff(Reading):
         outside = self.core.outside
         try:
             path = await outside.save_attachment(block, overwrite=overwrite)
-        except FileExistsError:
+        except FileExistsError as exc:  # (the real place named, not a link on the way to it)
             name = attachment_filename(block.filename)
-            question = Content.assemble("Replace ", safe_line(name, style="bold"), f" in {outside.download_dir}?")
+            where = safe_line(str(Path(exc.filename or outside.download_dir).parent))
+            question = Content.assemble("Replace ", safe_line(name, style="bold"), " in ", where, "?")
 
             def answer(yes: bool | None) -> None:
                 if yes:
@@ -76,9 +78,10 @@ class HandsOff(Reading):
             self.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep"), answer)
             return
         except OSError as exc:
-            self.notify(f"Could not save the attachment: {exc.strerror or exc}", severity="error", markup=False)
+            said = clean_line(exc.strerror or exc)
+            self.notify(f"Could not save the attachment: {said}", severity="error", markup=False)
             return
-        self.notify(f"Saved {path}", title="Attachment saved", markup=False)
+        self.notify(f"Saved {clean_line(str(path))}", title="Attachment saved", markup=False)
 
     @work(group="open", exit_on_error=False, description="checking the attachment")
     async def open_attachment(self, block: ContentBlock) -> None:
