@@ -92,7 +92,9 @@ def recording_program(folder: Path, name: str, monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.fixture
 def browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorded:
-    """The user's browser, named by ``$BROWSER``: a program that records the links it is asked to open."""
+    """The user's browser on a desktop, named by ``$BROWSER``: a program that records the links it is asked to
+    open."""
     program, record = recording_program(tmp_path / "bin", "recording-browser", monkeypatch)
     monkeypatch.setenv("BROWSER", str(program))
+    monkeypatch.setenv("DISPLAY", ":0")
     return record

@@ -45,6 +45,7 @@ def test_the_attachment_opener_gets_no_secret(program: tuple[Path, Recorded], tm
 def test_a_desktop_browser_gets_no_secret(program: tuple[Path, Recorded], monkeypatch: pytest.MonkeyPatch) -> None:
     path, record = program
     monkeypatch.setenv("BROWSER", str(path))
+    monkeypatch.setenv("DISPLAY", ":0")
     assert handoff.open_link("https://example.com/") == []
     assert_clean(only_run(record)["env"])
 

@@ -53,6 +53,18 @@ def test_a_console_browser_named_by_browser_is_run_in_the_terminal(
     assert record.runs() == []
 
 
+def test_without_a_desktop_any_browser_named_by_browser_gets_the_terminal(
+    bare_machine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, record = recording_program(bare_machine, "sensible-browser", monkeypatch)
+    monkeypatch.setenv("BROWSER", "sensible-browser")
+    assert handoff.open_link("https://example.com/d") == ["sensible-browser", "https://example.com/d"]
+    assert record.runs() == []
+    monkeypatch.setenv("DISPLAY", ":0")  # with a desktop, a program not known to draw in the terminal runs apart
+    assert handoff.open_link("https://example.com/d") == []
+    assert record.urls() == ["https://example.com/d"]
+
+
 def test_with_a_desktop_the_desktop_handler_opens_it_away_from_the_terminal(
     bare_machine: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,6 +92,8 @@ def test_a_100000_character_link_reaches_the_browser_whole(browser: Recorded) ->
         ("https://bank.example@evil.example/", "it starts with bank.example@ but goes to evil.example"),
         ("https://user:pw@example.com/", "it starts with user:pw@ but goes to example.com"),
         ("https://evil.example\\@bank.example/", "it reads as bank.example but goes to evil.example"),
+        ("http://0x7f.1/admin", "its host 0x7f.1 is the address 127.0.0.1 written otherwise"),
+        ("http://3232235777/", "its host 3232235777 is the address 192.168.1.1 written otherwise"),
     ],
 )
 def test_a_link_that_misleads_by_its_host_or_user_part_asks_first(target: str, said: str) -> None:
@@ -87,7 +101,15 @@ def test_a_link_that_misleads_by_its_host_or_user_part_asks_first(target: str, s
 
 
 @pytest.mark.parametrize(
-    "target", ["https://example.com/a@b", "https://www.example.com/?next=@x", "mailto:ann@example.com", "http://a.b"]
+    "target",
+    [
+        "https://example.com/a@b",
+        "https://www.example.com/?next=@x",
+        "mailto:ann@example.com",
+        "http://a.b",
+        "http://192.168.1.1/",
+        "https://deadbeef.example/",
+    ],
 )
 def test_an_honest_link_does_not_ask(target: str) -> None:
     assert target_caution(target) == ""

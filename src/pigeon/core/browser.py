@@ -4,7 +4,8 @@ desktop it starts a console browser (w3m, lynx) on the app's own terminal, and i
 The rule: ``$BROWSER`` first (a list of commands split by the path separator, ``%s`` standing for the link, as
 ``webbrowser`` and ``xdg-open`` read it); else the desktop's handler where there is a desktop (``open`` on macOS,
 the system on Windows, ``xdg-open`` under X11 or Wayland); else a console browser. A console browser (known by its
-name) runs in the terminal while the app is suspended; any other program runs detached, without the terminal.
+name, or any ``$BROWSER`` where there is no desktop: ``sensible-browser`` over SSH starts w3m) runs in the terminal
+while the app is suspended; any other program runs detached, without the terminal.
 No Textual here.
 """
 
@@ -75,7 +76,7 @@ def _from_variable(value: str, target: str) -> Browser | None:
             command = [word.replace("%s", target) if "%s" in word else word.replace("%%", "%") for word in words]
         else:
             command = [*words, target]
-        return Browser(command, in_terminal=Path(words[0]).name in CONSOLE_BROWSERS)
+        return Browser(command, in_terminal=Path(words[0]).name in CONSOLE_BROWSERS or not has_desktop())
     return None
 
 

@@ -8,6 +8,7 @@ Textual here; opening one is :mod:`pigeon.core.handoff`'s.
 from __future__ import annotations
 
 import re
+import socket
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -93,6 +94,18 @@ def scripts_of(text: str) -> set[str]:
     return {unicodedata.name(c, "UNKNOWN").split(" ")[0] for c in text if c.isalpha()}
 
 
+def _odd_address(host: str) -> str | None:
+    """The IPv4 address a host written as a number in another form names (``0x7f.1``, ``3232235777``), as browsers
+    read it; None for a name or an address written plainly."""
+    if not host or not host.isascii():
+        return None
+    try:
+        address = socket.inet_ntoa(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+    return address if address != host else None
+
+
 def target_caution(target: str) -> str:
     """Why a link's target itself misleads ("" when it does not): a user part before the host, a host not in
     ASCII (mixed scripts said so), or a host that reads otherwise than a browser goes."""
@@ -112,6 +125,8 @@ def target_caution(target: str) -> str:
         written = ""
     if written != host:
         return f"it reads as {clean_line(written, limit=60)} but goes to {ascii_host(host)}"
+    if (address := _odd_address(host)) is not None:
+        return f"its host {clean_line(host, limit=60)} is the address {address} written otherwise"
     if not host.isascii():
         mixed = next((sorted(scripts_of(label)) for label in host.split(".") if len(scripts_of(label)) > 1), [])
         how = f"mixes {' and '.join(s.title() for s in mixed)} letters" if mixed else "is not written in plain letters"
