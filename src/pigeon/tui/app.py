@@ -29,16 +29,7 @@ from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.frames import QuickFrames
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
-from pigeon.tui.messages import (
-    BrowseInTerminal,
-    ContactSaved,
-    EditContact,
-    EditDraft,
-    Failed,
-    InboxesChanged,
-    LoggedIn,
-    Offline,
-)
+from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
@@ -48,6 +39,7 @@ if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens lo
     from pigeon.core.outbox import OutgoingDraft
     from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
+    from pigeon.tui.messages import BrowseInTerminal
 
 log = logging.getLogger("pigeon.tui")
 
