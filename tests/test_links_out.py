@@ -92,6 +92,7 @@ def test_a_100000_character_link_reaches_the_browser_whole(browser: Recorded) ->
         ("https://bank.example@evil.example/", "it starts with bank.example@ but goes to evil.example"),
         ("https://user:pw@example.com/", "it starts with user:pw@ but goes to example.com"),
         ("https://evil.example\\@bank.example/", "it reads as bank.example but goes to evil.example"),
+        ("mailto:support@раураl.com", "its host раураl.com mixes Cyrillic and Latin letters: it is xn--l-7sba6dbr.com"),
         ("http://0x7f.1/admin", "its host 0x7f.1 is the address 127.0.0.1 written otherwise"),
         ("http://3232235777/", "its host 3232235777 is the address 192.168.1.1 written otherwise"),
     ],

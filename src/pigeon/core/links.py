@@ -106,9 +106,20 @@ def _odd_address(host: str) -> str | None:
     return address if address != host else None
 
 
+def _host_letters(host: str) -> str:
+    """Why a host not in ASCII may pass for another (mixed scripts named), with its ``xn--`` form; "" in ASCII."""
+    if host.isascii():
+        return ""
+    mixed = next((sorted(scripts_of(label)) for label in host.split(".") if len(scripts_of(label)) > 1), [])
+    how = f"mixes {' and '.join(s.title() for s in mixed)} letters" if mixed else "is not written in plain letters"
+    return f"its host {clean_line(host, limit=60)} {how}: it is {ascii_host(host)}"
+
+
 def target_caution(target: str) -> str:
     """Why a link's target itself misleads ("" when it does not): a user part before the host, a host not in
     ASCII (mixed scripts said so), or a host that reads otherwise than a browser goes."""
+    if scheme_of(target) == "mailto":
+        return _host_letters(host_of(target))
     if scheme_of(target) not in {"http", "https"}:
         return ""
     host = host_of(target)
@@ -127,11 +138,7 @@ def target_caution(target: str) -> str:
         return f"it reads as {clean_line(written, limit=60)} but goes to {ascii_host(host)}"
     if (address := _odd_address(host)) is not None:
         return f"its host {clean_line(host, limit=60)} is the address {address} written otherwise"
-    if not host.isascii():
-        mixed = next((sorted(scripts_of(label)) for label in host.split(".") if len(scripts_of(label)) > 1), [])
-        how = f"mixes {' and '.join(s.title() for s in mixed)} letters" if mixed else "is not written in plain letters"
-        return f"its host {clean_line(host, limit=60)} {how}: it is {ascii_host(host)}"
-    return ""
+    return _host_letters(host)
 
 
 def _same_site(named: str, host: str) -> bool:
