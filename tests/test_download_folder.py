@@ -95,3 +95,9 @@ def test_links_are_judged_by_who_made_them(tmp_path: Path, monkeypatch: pytest.M
     else:
         monkeypatch.setattr(attachments, "_uid", lambda: os.getuid() + 1)
     assert attachments._made_by_another(link.lstat())
+
+
+def test_a_file_where_the_folder_should_be_is_an_error_not_a_question(tmp_path: Path) -> None:
+    (tmp_path / "downloads").write_text("a file")
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        save_into(tmp_path / "downloads", "x.pdf", b"%PDF", overwrite=True)

@@ -112,7 +112,10 @@ def open_download_folder(folder: Path) -> tuple[Path, int]:
     """The download folder resolved once and opened (made if missing): its real path and a descriptor of it, so
     what is checked is where the file lands. ``PermissionError`` (one line) for a folder the user did not choose."""
     real = real_folder(folder)
-    real.mkdir(parents=True, exist_ok=True)
+    try:
+        real.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # (a file where the folder should be: not a question of replacing a download)
+        raise NotADirectoryError(f"the download folder {real} is a file, not a folder") from None
     real = real_folder(real)  # (made now: nothing on the way may have become a link meanwhile)
     if not hasattr(os, "O_DIRECTORY"):  # (Windows: a folder cannot be opened; its path is used)
         return real, -1
