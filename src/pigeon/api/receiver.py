@@ -2,7 +2,11 @@
 
 It runs inside the caller's event loop (the app's), takes POSTs on one secret path, verifies every delivery's
 signature and timestamp with the subscription's secret, and hands verified events to a callback. Anything else
-gets an error status and changes nothing. No Textual here.
+gets an error status and changes nothing. Another local process cannot use up Pigeon's file descriptors: at most
+``MAX_CONNECTIONS`` are open, a request's headers must come within ``HEADER_TIMEOUT`` and the whole of it within
+``READ_TIMEOUT``; past the limit the oldest unfinished request is dropped for the newcomer (an honest delivery
+arrives whole at once, so a crowd of half-sent ones cannot keep it out), and when none is unfinished the newcomer is
+closed at once. No Textual here.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ log = logging.getLogger("pigeon.api.receiver")
 MAX_BODY = 1024 * 1024
 SEEN_KEPT = 10_000
 READ_TIMEOUT = 10.0
+HEADER_TIMEOUT = 5.0
+MAX_CONNECTIONS = 32
 
 
 class BadDelivery(Exception):
@@ -59,8 +65,16 @@ class WebhookReceiver:
         self.accepted = 0
         self.rejected = 0
         self.replayed = 0
+        self.dropped = 0
         self._seen: OrderedDict[str, None] = OrderedDict()  # delivery ids already handled, newest last
         self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+        self._unfinished: OrderedDict[asyncio.StreamWriter, None] = OrderedDict()  # still reading, oldest first
+
+    @property
+    def connections(self) -> int:
+        """How many connections are open now (at most ``MAX_CONNECTIONS``)."""
+        return len(self._open)
 
     @property
     def url(self) -> str:
@@ -77,13 +91,45 @@ class WebhookReceiver:
                 await self._server.wait_closed()
             self._server = None
 
+    def _make_room(self) -> bool:
+        """Room for one more connection: the oldest unfinished request is dropped if all are taken; False when
+        every open one is being answered."""
+        if len(self._open) < MAX_CONNECTIONS:
+            return True
+        if not self._unfinished:
+            return False
+        oldest, _ = self._unfinished.popitem(last=False)
+        self._open.discard(oldest)
+        oldest.transport.abort()  # (its handler sees the connection gone and ends)
+        self.dropped += 1
+        return True
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self._make_room():
+            self.dropped += 1
+            writer.transport.abort()  # closed at once, nothing read, nothing logged
+            return
+        self._open.add(writer)
+        self._unfinished[writer] = None
+        try:
+            await self._answer(reader, writer)
+        except Exception as exc:  # (a peer's fault ends its connection; never a traceback for it)
+            log.debug("webhook connection ended: %s", type(exc).__name__)
+        finally:
+            self._open.discard(writer)
+            self._unfinished.pop(writer, None)
+            writer.close()
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = h11.Connection(h11.SERVER)
         try:
             async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: it can swallow a cancellation on 3.11
                 status = await self._handle(connection, reader)
-        except (TimeoutError, h11.ProtocolError, ConnectionError):
+        except (TimeoutError, h11.ProtocolError, OSError):
             status = 400
+        self._unfinished.pop(writer, None)  # (answered now: no longer the one to drop)
+        if writer.transport.is_closing():
+            return
         try:
             writer.write(
                 connection.send(
@@ -92,21 +138,25 @@ class WebhookReceiver:
                 or b""
             )
             writer.write(connection.send(h11.EndOfMessage()) or b"")
-            await writer.drain()
-        except (h11.LocalProtocolError, ConnectionError):
+            async with asyncio.timeout(READ_TIMEOUT):  # (a peer that reads nothing cannot hold the answer)
+                await writer.drain()
+        except (h11.LocalProtocolError, OSError, TimeoutError):
             pass
         finally:
             writer.close()
             with contextlib.suppress(Exception):
-                await writer.wait_closed()
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
 
     async def _handle(self, connection: h11.Connection, reader: asyncio.StreamReader) -> int:
         request: h11.Request | None = None
         body = bytearray()
+        headers_by = asyncio.get_running_loop().time() + HEADER_TIMEOUT
         while True:
             event = connection.next_event()
             if event is h11.NEED_DATA:
-                data = await reader.read(65536)
+                async with asyncio.timeout_at(headers_by if request is None else None):
+                    data = await reader.read(65536)
                 connection.receive_data(data)
                 if not data and request is None:
                     return 400

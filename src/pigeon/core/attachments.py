@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,63 +56,109 @@ def attachment_filename(name: str | None) -> str:
     return base[:NAME_LIMIT]
 
 
+# --- the download folder -----------------------------------------------------------------------------------------
+# A folder the user names may be a link, or lie behind links (a download folder kept on another disk): those are
+# followed, once, and the real place is what questions and notes name. A link another user made (in /tmp, or any
+# folder others can write to) leads where that user chose, not the user: it is refused, as is a real folder another
+# user owns (they could read or swap what is saved). Links of the user's own and of the system (root's) are followed.
+
+LINK_HOPS = 40  # (as the kernel's own limit: a loop of links ends)
+
+
+def _uid() -> int | None:
+    return getattr(os, "getuid", lambda: None)()
+
+
+def _made_by_another(link: os.stat_result) -> bool:
+    """Whether a link was made by another user than this one and the system."""
+    uid = _uid()
+    return uid is not None and link.st_uid not in {uid, 0}
+
+
+def real_folder(folder: Path) -> Path:
+    """Where ``folder`` really is, every link on the way followed; ``PermissionError`` (one line) if a link another
+    user made is on the way. The part that does not exist yet is kept as named (it will be made)."""
+    path = Path(os.path.abspath(folder.expanduser()))
+    real, pending, hops = Path(path.anchor), list(path.parts[1:]), 0
+    while pending:
+        part = pending.pop(0)
+        if part in {"", "."}:
+            continue
+        if part == "..":
+            real = real.parent
+            continue
+        step = real / part
+        try:
+            info = step.lstat()
+        except FileNotFoundError:
+            return step.joinpath(*pending)
+        if not stat.S_ISLNK(info.st_mode):
+            real = step
+            continue
+        hops += 1
+        if _made_by_another(info):
+            raise PermissionError(f"the download folder {folder} leads through {step}, a link another user made")
+        if hops > LINK_HOPS:
+            raise PermissionError(f"the download folder {folder} leads through too many links")
+        target = Path(os.readlink(step))
+        if target.is_absolute():
+            real, pending = Path(target.anchor), [*target.parts[1:], *pending]
+        else:
+            pending = [*target.parts, *pending]
+    return real
+
+
+def open_download_folder(folder: Path) -> tuple[Path, int]:
+    """The download folder resolved once and opened (made if missing): its real path and a descriptor of it, so
+    what is checked is where the file lands. ``PermissionError`` (one line) for a folder the user did not choose."""
+    real = real_folder(folder)
+    try:
+        real.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # (a file where the folder should be: not a question of replacing a download)
+        raise NotADirectoryError(f"the download folder {real} is a file, not a folder") from None
+    real = real_folder(real)  # (made now: nothing on the way may have become a link meanwhile)
+    if not hasattr(os, "O_DIRECTORY"):  # (Windows: a folder cannot be opened; its path is used)
+        return real, -1
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(real, flags)
+    uid = _uid()
+    if uid is not None and os.fstat(descriptor).st_uid != uid:
+        os.close(descriptor)
+        raise PermissionError(f"the download folder {real} belongs to another user")
+    return real, descriptor
+
+
 def save_into(folder: Path, name: str | None, data: bytes, *, overwrite: bool) -> Path:
-    """Write ``data`` as ``folder/<safe name>``; refuses any path outside ``folder``; ``FileExistsError`` if the
-    file exists and ``overwrite`` is false."""
-    folder.mkdir(parents=True, exist_ok=True)
-    root = folder.resolve()
+    """Write ``data`` as ``<the real folder>/<safe name>``; refuses any path outside it and a folder the user did
+    not choose; ``FileExistsError`` (its ``filename`` the real path) if the file exists and ``overwrite`` is
+    false."""
     safe_name = attachment_filename(name)
-    target = root / safe_name
     # The name is a bare base name, so the target sits in the folder itself; links are never followed:
     # O_EXCL refuses an existing file or link, O_NOFOLLOW a link, and overwriting removes the entry first.
-    if target.parent != root or os.sep in safe_name or (os.altsep and os.altsep in safe_name):
+    if os.sep in safe_name or (os.altsep and os.altsep in safe_name) or safe_name in {".", ".."}:
         raise PermissionError(f"{safe_name} would land outside the download folder")
-    if overwrite and (target.exists() or target.is_symlink()):
-        target.unlink()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags, 0o600)
+    root, directory = open_download_folder(folder)
+    target = root / safe_name
+    in_folder = {"dir_fd": directory} if directory >= 0 and os.open in os.supports_dir_fd else {}
+    where = safe_name if in_folder else target
+    try:
+        if overwrite:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(where, **in_folder)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(where, flags, 0o600, **in_folder)
+        except FileExistsError:
+            raise FileExistsError(errno.EEXIST, "a file of that name is there", str(target)) from None
+    finally:
+        if directory >= 0:
+            os.close(directory)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
     return target
 
 
-# --- opening: types that can run code ask first -----------------------------------------------------------------
-
-# (lists of words, split once: a frozenset of 80 quoted strings would fill a screen)
-_PROGRAMS = "exe com scr pif msi msix msp appx appimage apk app dmg pkg deb rpm run bin elf out jar cpl dll sys"
-_SCRIPTS = (
-    "bat cmd ps1 psm1 vbs vbe js jse mjs wsf wsh hta sh bash zsh fish csh ksh command py pyw pl rb php lua tcl "
-    "desktop lnk url reg inf scf iso img vhd vhdx"
-)
-_MACROS_AND_PAGES = (  # office files that may carry macros, and pages that run scripts when opened
-    "doc dot docm dotm xls xlt xlsm xltm xlam xlsb ppt pot pps pptm potm ppsm ppam sldm one rtf html htm xhtml svg"
-)
-RISKY_EXTENSIONS = frozenset(f"{_PROGRAMS} {_SCRIPTS} {_MACROS_AND_PAGES}".split())
-_RISKY_TYPES = (
-    "application/x-msdownload application/x-msdos-program application/x-executable application/x-elf "
-    "application/vnd.microsoft.portable-executable application/x-msi application/x-ms-installer "
-    "application/x-apple-diskimage application/vnd.debian.binary-package application/x-rpm "
-    "application/vnd.android.package-archive application/java-archive application/x-java-archive "
-    "application/x-sh application/x-shellscript text/x-shellscript application/x-csh application/javascript "
-    "text/javascript application/x-python text/x-python application/x-perl text/x-perl application/x-ruby "
-    "application/hta application/x-ms-shortcut application/x-iso9660-image application/msword "
-    "application/vnd.ms-excel application/vnd.ms-powerpoint application/rtf text/rtf text/html "
-    "application/xhtml+xml image/svg+xml"
-)
-RISKY_TYPES = frozenset(_RISKY_TYPES.split())
-
-
-def risky(block: ContentBlock) -> str:
-    """Why opening this attachment could run code ("" when nothing says so), from its name and its MIME type: a
-    name that ends in ``.pdf.exe`` is a program whatever its type says."""
-    name = attachment_filename(block.filename).lower()
-    extension = name.rsplit(".", 1)[-1] if "." in name else ""
-    mime = (block.mime_type or "").split(";")[0].strip().lower()
-    if extension in RISKY_EXTENSIONS:
-        return f"a .{extension} file can run code when opened"
-    if mime in RISKY_TYPES or "macroenabled" in mime:
-        return f"a {clean_line(mime, limit=60)} file can run code when opened"
-    return ""
+# --- opening (which types ask first: :mod:`pigeon.core.runs_code`) --------------------------------------------
 
 
 def open_folder(root: Path) -> Path:

@@ -1,10 +1,11 @@
-"""Handing work to the user's own programs: a browser for links (Python's ``webbrowser``, so ``$BROWSER`` is
-honoured), the system's handler (or ``open_command``) for attachments and ``mailto:`` links, ``$VISUAL``/``$EDITOR``
-for drafts and ``send_command`` for the messages written there.
+"""Handing work to the user's own programs: a browser for links (:mod:`pigeon.core.browser` picks it), the
+system's handler (or ``open_command``) for attachments and ``mailto:`` links, ``$VISUAL``/``$EDITOR`` for drafts and
+``send_command`` for the messages written there.
 
-Every program runs from an argument list, never through a shell. What Pigeon adds to a command is an absolute path
-or a URL that starts with its scheme, so nothing taken from mail can become an option. These calls block: callers
-run them in a thread (the editor runs while the app is suspended). No Textual here.
+Every program runs from an argument list, never through a shell, with Pigeon's environment less its secrets
+(:func:`pigeon.children.child_environment`). What Pigeon adds to a command is an absolute path or a URL that starts
+with its scheme, so nothing taken from mail can become an option. These calls block: callers run them in a thread
+(the editor and a console browser run while the app is suspended). No Textual here.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from pigeon.children import child_environment
+from pigeon.core.browser import BadBrowserVariable, browser_for, system_handler
 from pigeon.sanitize import clean_line
 
 HANDLER_WAIT = 2.0  # seconds: a handler that fails at once (no application for the type) is reported
@@ -29,14 +31,8 @@ class HandOffFailed(Exception):
     """A program could not take the work; the message says which and why, in one line."""
 
 
-def system_handler() -> list[str]:
-    """The command that opens a file or link as the desktop would: ``open`` on macOS, ``xdg-open`` elsewhere
-    (``[]`` on Windows, where ``os.startfile`` does it)."""
-    if sys.platform == "darwin":
-        return ["open"]
-    if sys.platform.startswith("win"):
-        return []
-    return ["xdg-open"]
+class NoBrowser(HandOffFailed):
+    """No browser can be started here (no ``$BROWSER``, no desktop, no console browser installed)."""
 
 
 def _last_line(output: bytes) -> str:
@@ -58,16 +54,23 @@ def open_with(command: Sequence[str], target: str, *, wait: float = HANDLER_WAIT
     if not command:
         os.startfile(_checked(target))  # type: ignore[attr-defined]  # noqa: S606  (Windows only; no shell)
         return
+    start_detached([*command, _checked(target)], wait=wait)
+
+
+def start_detached(command: Sequence[str], *, wait: float = HANDLER_WAIT) -> None:
+    """Start ``command`` away from the terminal (no terminal input or output, a session of its own, so it has no
+    controlling terminal to take); :class:`HandOffFailed` if it is missing or fails within ``wait`` seconds."""
     if shutil.which(command[0]) is None:
         raise HandOffFailed(f"{command[0]} was not found; set open_command in the [ui] table of the config")
     with tempfile.TemporaryFile() as errors:  # (a file, not a pipe: a handler left running never blocks on it)
         try:
             process = subprocess.Popen(  # noqa: S603  (an argument list, no shell; the target is checked)
-                [*command, _checked(target)],
+                list(command),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=errors,
-                start_new_session=True,  # the handler outlives Pigeon and gets none of the terminal's signals
+                env=child_environment(),
+                start_new_session=True,  # outlives Pigeon; no controlling terminal, so it can never take the app's
             )
         except OSError as exc:
             raise HandOffFailed(f"{command[0]} could not start: {exc.strerror or exc}") from None
@@ -81,9 +84,11 @@ def open_with(command: Sequence[str], target: str, *, wait: float = HANDLER_WAIT
             raise HandOffFailed(f"{command[0]} failed (exit {code}){': ' + said if said else ''}")
 
 
-def open_link(target: str, open_command: Sequence[str] = ()) -> None:
-    """Open a web link in the browser ``webbrowser`` picks (``$BROWSER`` first), a ``mailto:`` link with the mail
-    handler. Only http, https and mailto are opened."""
+def open_link(target: str, open_command: Sequence[str] = ()) -> list[str]:
+    """Open a link: a ``mailto:`` one with the mail handler, a web one with the browser
+    :func:`pigeon.core.browser.browser_for` picks, away from the terminal. Only http, https and mailto are opened.
+    A browser that needs the terminal is not started: its command is returned (``[]`` when done), for the caller to
+    run with :func:`run_in_terminal` while the app is suspended; :class:`NoBrowser` if there is none."""
     from pigeon.core.links import OPENABLE, scheme_of
 
     scheme = scheme_of(target)
@@ -91,15 +96,28 @@ def open_link(target: str, open_command: Sequence[str] = ()) -> None:
         raise HandOffFailed(f"Pigeon opens only http, https and mailto links, not {clean_line(scheme, limit=20)!r}")
     if scheme == "mailto":
         open_with(open_command, target)
-        return
-    import webbrowser
-
+        return []
     try:
-        opened = webbrowser.open(_checked(target))
-    except webbrowser.Error as exc:
-        raise HandOffFailed(f"the browser could not open it: {clean_line(str(exc), limit=200)}") from None
-    if not opened:
-        raise HandOffFailed("no browser was found; set $BROWSER")
+        browser = browser_for(_checked(target))
+    except BadBrowserVariable as exc:
+        raise NoBrowser(str(exc)) from None
+    if browser is None:
+        raise NoBrowser("no browser was found here; set $BROWSER")
+    if browser.in_terminal:
+        return browser.command
+    if not browser.command:
+        os.startfile(target)  # type: ignore[attr-defined]  # noqa: S606  (Windows only; no shell)
+        return []
+    start_detached(browser.command)
+    return []
+
+
+def run_in_terminal(command: Sequence[str]) -> int:
+    """Run ``command`` in this terminal and wait for it (a console browser; the app is suspended): its exit code."""
+    try:
+        return subprocess.run(list(command), check=False, env=child_environment()).returncode  # noqa: S603
+    except OSError as exc:
+        raise HandOffFailed(f"{Path(command[0]).name} could not start: {exc.strerror or exc}") from None
 
 
 def editor_command() -> list[str]:
@@ -123,7 +141,9 @@ def edit(path: str) -> int:
     """Run the editor on ``path`` in this terminal and wait for it; its exit code."""
     command = editor_command()
     try:
-        return subprocess.run([*command, _checked(path)], check=False).returncode  # noqa: S603  (no shell)
+        return subprocess.run(  # noqa: S603  (no shell)
+            [*command, _checked(path)], check=False, env=child_environment()
+        ).returncode
     except OSError as exc:
         raise HandOffFailed(f"the editor {command[0]} could not start: {exc.strerror or exc}") from None
 
@@ -134,7 +154,7 @@ def send(command: Sequence[str], message: bytes, *, timeout: float = SEND_TIMEOU
     name = Path(command[0]).name
     try:
         done = subprocess.run(  # noqa: S603  (the user's own command, as a list: no shell)
-            list(command), input=message, capture_output=True, timeout=timeout, check=False
+            list(command), input=message, capture_output=True, timeout=timeout, check=False, env=child_environment()
         )
     except FileNotFoundError:
         raise HandOffFailed(f"{name} was not found (send_command in the [compose] table of the config)") from None

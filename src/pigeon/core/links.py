@@ -1,11 +1,15 @@
-"""The links of a thread: numbered as the reader's footnotes number them, with their real targets, and whether the
-words a link shows name another host than the one it goes to (``paypal.com`` over ``https://evil.test``). No
+"""The links of a thread: numbered as the reader's footnotes number them, with their real targets whole, and why
+one should ask before it opens: words that name another host than the one it goes to (``paypal.com`` over
+``https://evil.test``), a host not written in ASCII (``раураl.com`` in Cyrillic: shown in its ``xn--`` form, the
+form no look-alike letter survives), or a user part before the host (``https://bank.example@evil.example/``). No
 Textual here; opening one is :mod:`pigeon.core.handoff`'s.
 """
 
 from __future__ import annotations
 
 import re
+import socket
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,9 +49,22 @@ class Link:
     def openable(self) -> bool:
         return scheme_of(self.target) in OPENABLE
 
+    @property
+    def caution(self) -> str:
+        """Why to ask before opening it ("" when nothing misleads): its words, its host or its user part."""
+        if self.named_host:
+            return f"its words name {self.named_host} but it goes to {ascii_host(self.host) or 'no host'}"
+        return target_caution(self.target)
+
 
 def scheme_of(target: str) -> str:
     return target.split(":", 1)[0].strip().lower() if ":" in target else ""
+
+
+def _as_browsers_read(target: str) -> str:
+    """A web link as a browser reads it: a backslash is a slash in http and https (``evil.test\\@bank.test``
+    goes to evil.test)."""
+    return target.replace("\\", "/") if scheme_of(target) in {"http", "https"} else target
 
 
 def host_of(target: str) -> str:
@@ -56,9 +73,72 @@ def host_of(target: str) -> str:
         address = target.split(":", 1)[1].split("?", 1)[0]
         return address.rsplit("@", 1)[-1].lower() if "@" in address else ""
     try:
-        return (urlsplit(target).hostname or "").lower()
+        return (urlsplit(_as_browsers_read(target)).hostname or "").lower()
     except ValueError:
         return ""
+
+
+def ascii_host(host: str) -> str:
+    """``host`` as it goes over the network: each label not in ASCII in its ``xn--`` (punycode) form."""
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:  # (a label IDNA refuses: still shown in the form no letter can disguise)
+        labels = host.split(".")
+        return ".".join(x if x.isascii() else "xn--" + x.encode("punycode").decode("ascii") for x in labels)
+
+
+def scripts_of(text: str) -> set[str]:
+    """The writing systems of ``text``'s letters (``LATIN``, ``CYRILLIC``, ``GREEK`` ...)."""
+    return {unicodedata.name(c, "UNKNOWN").split(" ")[0] for c in text if c.isalpha()}
+
+
+def _odd_address(host: str) -> str | None:
+    """The IPv4 address a host written as a number in another form names (``0x7f.1``, ``3232235777``), as browsers
+    read it; None for a name or an address written plainly."""
+    if not host or not host.isascii():
+        return None
+    try:
+        address = socket.inet_ntoa(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+    return address if address != host else None
+
+
+def _host_letters(host: str) -> str:
+    """Why a host not in ASCII may pass for another (mixed scripts named), with its ``xn--`` form; "" in ASCII."""
+    if host.isascii():
+        return ""
+    mixed = next((sorted(scripts_of(label)) for label in host.split(".") if len(scripts_of(label)) > 1), [])
+    how = f"mixes {' and '.join(s.title() for s in mixed)} letters" if mixed else "is not written in plain letters"
+    return f"its host {clean_line(host, limit=60)} {how}: it is {ascii_host(host)}"
+
+
+def target_caution(target: str) -> str:
+    """Why a link's target itself misleads ("" when it does not): a user part before the host, a host not in
+    ASCII (mixed scripts said so), or a host that reads otherwise than a browser goes."""
+    if scheme_of(target) == "mailto":
+        return _host_letters(host_of(target))
+    if scheme_of(target) not in {"http", "https"}:
+        return ""
+    host = host_of(target)
+    try:
+        parts = urlsplit(_as_browsers_read(target))
+    except ValueError:
+        return "it cannot be read as a web address"
+    if "@" in parts.netloc:
+        user = parts.netloc.rsplit("@", 1)[0]
+        return f"it starts with {clean_line(user, limit=60)}@ but goes to {ascii_host(host) or 'no host'}"
+    try:
+        written = (urlsplit(target).hostname or "").lower()
+    except ValueError:
+        written = ""
+    if written != host:
+        return f"it reads as {clean_line(written, limit=60)} but goes to {ascii_host(host)}"
+    if (address := _odd_address(host)) is not None:
+        return f"its host {clean_line(host, limit=60)} is the address {address} written otherwise"
+    return _host_letters(host)
 
 
 def _same_site(named: str, host: str) -> bool:
@@ -111,7 +191,7 @@ def thread_links(messages: Sequence[Message]) -> list[Link]:
     found += [(target, tuple(texts)) for target, texts in plain.items() if target not in footnoted]
     links: list[Link] = []
     for target, texts in found:
-        target = clean_line(target, limit=2000)
+        target = clean_line(target)  # (whole: what is shown is shortened, never what is opened)
         mismatch = next((named for text in texts if (named := named_host(text, target))), "")
         shown = next((text for text in texts if named_host(text, target) == mismatch), texts[0] if texts else "")
         links.append(Link(len(links) + 1, target, clean_line(shown, limit=200), mismatch))

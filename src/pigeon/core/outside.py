@@ -53,9 +53,15 @@ class Outside:
 
     # --- links ------------------------------------------------------------------------------------------------
 
-    async def open_link(self, target: str) -> None:
-        """Open a link of the mail (http, https, mailto): :class:`HandOffFailed` if it cannot be."""
-        await asyncio.to_thread(handoff.open_link, target, self.config.ui.open_command)
+    async def open_link(self, target: str) -> list[str]:
+        """Open a link of the mail (http, https, mailto): :class:`HandOffFailed` if it cannot be
+        (:class:`~pigeon.core.handoff.NoBrowser` if no browser can start here). A console browser is not started:
+        its command comes back, for :meth:`browse_in_terminal` while the app is suspended."""
+        return await asyncio.to_thread(handoff.open_link, target, self.config.ui.open_command)
+
+    def browse_in_terminal(self, command: list[str]) -> int:
+        """A console browser in this terminal (blocks until it exits): its exit code."""
+        return handoff.run_in_terminal(command)
 
     # --- replies ----------------------------------------------------------------------------------------------
 

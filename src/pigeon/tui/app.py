@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens lo
     from pigeon.core.outbox import OutgoingDraft
     from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
+    from pigeon.tui.messages import BrowseInTerminal
 
 log = logging.getLogger("pigeon.tui")
 
@@ -255,6 +256,27 @@ class PigeonApp(ReportsFailures, App[None]):
             self.send_draft(event.draft)
         else:
             self.notify(edited.said, markup=False)
+
+    def on_browse_in_terminal(self, event: BrowseInTerminal) -> None:
+        """Hand the terminal to a console browser on a link (the app suspended meanwhile): it never draws beside
+        the app. Where the terminal cannot be handed over, the link is copied instead."""
+        from textual.app import SuspendNotSupported
+
+        from pigeon.core.handoff import HandOffFailed
+
+        outside = self.core.outside
+        try:
+            try:
+                with self.suspend():
+                    outside.browse_in_terminal(event.command)
+            except SuspendNotSupported:  # (headless tests: no terminal to take)
+                if not self.is_headless:
+                    self.copy_to_clipboard(event.link)
+                    self.notify("This terminal cannot hand over to a browser: copied the link.", markup=False)
+                    return
+                outside.browse_in_terminal(event.command)
+        except (HandOffFailed, OSError) as exc:
+            self.notify(f"Could not open the link: {exc}", severity="error", timeout=10, markup=False)
 
     @work(group="send", exit_on_error=False, description="sending")
     async def send_draft(self, draft: OutgoingDraft) -> None:

@@ -61,6 +61,15 @@ class LiveEvent(Message, bubble=False):
         self.data = data
 
 
+class BrowseInTerminal(Message):
+    """Hand the terminal to a console browser on a link while the app is suspended (the App does it)."""
+
+    def __init__(self, command: list[str], link: str) -> None:
+        super().__init__()
+        self.command = command
+        self.link = link
+
+
 class EditDraft(Message):
     """Hand the terminal to the user's editor on a draft, then send what was written (the App does both)."""
 

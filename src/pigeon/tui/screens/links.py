@@ -1,6 +1,6 @@
 """The open thread's links (``L``): numbered as the reader's footnotes, each with its real target. A number or
 enter opens one, ``y`` copies its target. It dismisses with what to do; the mail screen asks before opening a link
-whose words name another host, and opens it through the core."""
+that misleads (its words, its host or its user part), and opens it through the core."""
 
 from __future__ import annotations
 
@@ -16,20 +16,21 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from pigeon.core.links import Link
+from pigeon.sanitize import clean_line
 from pigeon.tui.render import safe_line
 
 Chosen = tuple[Literal["open", "copy"], Link]
 
 
 def link_line(link: Link) -> Content:
-    """One link: its number, the words the mail shows, then where it really goes (and a warning if the words name
-    another host)."""
+    """One link: its number, the words the mail shows, then where it really goes (and why to be careful)."""
     parts = [Content.styled(f"{link.number:>3} ", "bold $accent")]
     if link.text and link.text != link.target:
         parts += [safe_line(link.text, limit=50), Content.styled(" → ", "dim")]
     parts.append(safe_line(link.target, limit=120, style="underline" if link.openable else "dim"))
-    if link.named_host:
-        parts.append(Content.styled(f"  ⚠ the text names {link.named_host}", "bold $warning"))
+    caution = link.caution
+    if caution:
+        parts.append(Content.styled(f"  ⚠ {clean_line(caution)}", "bold $warning"))
     elif not link.openable:
         parts.append(Content.styled("  (not opened: shown only)", "dim"))
     return Content.assemble(*parts)

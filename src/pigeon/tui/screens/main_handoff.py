@@ -1,21 +1,23 @@
 """The mail screen's hand-offs to the user's own programs, all through the core: attachments saved (``a``) or
 opened (``O``, asking first for a type that can run code), links listed and opened (``L``, asking first when a
-link's words name another host), and replies, forwards and new messages written in the editor (``r R f C``; the
+link misleads), and replies, forwards and new messages written in the editor (``r R f C``; the
 App hands the terminal over)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 from textual.content import Content
 
-from pigeon.core.attachments import attachment_filename, risky
-from pigeon.core.handoff import HandOffFailed
+from pigeon.core.attachments import attachment_filename
+from pigeon.core.handoff import HandOffFailed, NoBrowser
 from pigeon.core.links import Link, thread_links
-from pigeon.tui.messages import EditDraft
+from pigeon.sanitize import clean_line
+from pigeon.tui.messages import BrowseInTerminal, EditDraft
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.links import Chosen, LinksScreen
 from pigeon.tui.screens.main_reading import Reading
@@ -64,9 +66,10 @@ class HandsOff(Reading):
         outside = self.core.outside
         try:
             path = await outside.save_attachment(block, overwrite=overwrite)
-        except FileExistsError:
+        except FileExistsError as exc:  # (the real place named, not a link on the way to it)
             name = attachment_filename(block.filename)
-            question = Content.assemble("Replace ", safe_line(name, style="bold"), f" in {outside.download_dir}?")
+            where = safe_line(str(Path(exc.filename or outside.download_dir).parent))
+            question = Content.assemble("Replace ", safe_line(name, style="bold"), " in ", where, "?")
 
             def answer(yes: bool | None) -> None:
                 if yes:
@@ -75,13 +78,18 @@ class HandsOff(Reading):
             self.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep"), answer)
             return
         except OSError as exc:
-            self.notify(f"Could not save the attachment: {exc.strerror or exc}", severity="error", markup=False)
+            said = clean_line(exc.strerror or exc)
+            self.notify(f"Could not save the attachment: {said}", severity="error", markup=False)
             return
-        self.notify(f"Saved {path}", title="Attachment saved", markup=False)
+        self.notify(f"Saved {clean_line(str(path))}", title="Attachment saved", markup=False)
 
-    def open_attachment(self, block: ContentBlock) -> None:
-        """Open with its program; a type that can run code asks first, saying why."""
-        why = risky(block)
+    @work(group="open", exit_on_error=False, description="checking the attachment")
+    async def open_attachment(self, block: ContentBlock) -> None:
+        """Open with its program; a type that can run code asks first, saying why (its contents are read in a
+        thread: a large attachment never holds up the keys)."""
+        from pigeon.core.runs_code import risky
+
+        why = await asyncio.to_thread(risky, block)
         if not why:
             self.run_open_attachment(block)
             return
@@ -123,14 +131,14 @@ class HandsOff(Reading):
         what, link = chosen
         if what == "copy":
             self.app.copy_to_clipboard(link.target)
-            self.notify(f"Copied {link.target}", markup=False, timeout=3)
-        elif link.named_host:
+            self.notify(f"Copied {clean_line(link.target, limit=300)}", markup=False, timeout=3)
+        elif link.caution:
             question = Content.assemble(
-                "The link's words name ",
-                Content.styled(link.named_host, "bold"),
-                " but it goes to ",
-                safe_line(link.target, limit=200, style="bold $warning"),
-                ". Open it?",
+                "Careful: ",
+                Content.styled(clean_line(link.caution), "bold $warning"),
+                ". Open ",
+                safe_line(link.target, limit=200, style="bold"),
+                "?",
             )
 
             def answer(yes: bool | None) -> None:
@@ -143,12 +151,22 @@ class HandsOff(Reading):
 
     @work(group="open", exit_on_error=False, description="opening the link")
     async def open_link(self, link: Link) -> None:
+        """In the browser; a console browser gets the terminal while the app is suspended; with none, the link is
+        copied and shown."""
         try:
-            await self.core.outside.open_link(link.target)
+            command = await self.core.outside.open_link(link.target)
+        except NoBrowser as exc:
+            self.app.copy_to_clipboard(link.target)
+            shown = clean_line(link.target, limit=300)
+            self.notify(f"Not opened ({exc}). Copied the link: {shown}", severity="warning", markup=False)
+            return
         except HandOffFailed as exc:
             self.notify(f"Could not open the link: {exc}", severity="warning", markup=False)
             return
-        self.notify(f"Opened {link.target}", markup=False, timeout=3)
+        if command:
+            self.post_message(BrowseInTerminal(command, link.target))
+            return
+        self.notify(f"Opened {clean_line(link.target, limit=300)}", markup=False, timeout=3)
 
     # --- replies ----------------------------------------------------------------------------------------------
 
