@@ -19,6 +19,7 @@ from pigeon.api.errors import (
     Unauthorized,
 )
 from pigeon.sqlite import SchemaTooNew
+from pigeon.store.account import OtherAccount
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
 
@@ -31,6 +32,7 @@ __all__ = [
     "MalformedResponse",
     "NotFound",
     "NotSaved",
+    "OtherAccount",
     "PigeonError",
     "QueryError",
     "RateLimited",

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pigeon.store.account import account_of
 from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import MailStore
 
@@ -122,6 +123,8 @@ async def sync(
     async for page in client.inboxes.iter_pages():
         inboxes += page.items
         skipped += page.skipped
+    # Whose mail this is, before anything is written: a token of another account never writes into the store.
+    await asyncio.to_thread(store.claim, account_of(inboxes, getattr(client, "base_url", "")))
     await asyncio.to_thread(store.put_inboxes, inboxes)
     threads: list[Thread] = []
     changed: list[str] = []
