@@ -38,7 +38,6 @@ import tomli_w
 
 from pigeon import locations
 from pigeon.files import write_private
-from pigeon.sanitize import clean_line
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8025"
 DEFAULT_PROFILE = "default"
@@ -91,22 +90,27 @@ def _string(data: dict[str, Any], key: str, where: str, default: str | None) -> 
 def check_base_url(value: str, where: str) -> str:
     """``value`` if it is an http(s) address of a service; else ``ValueError`` naming ``where`` (the setting) and
     the value, cleaned."""
-    shown = clean_line(value, limit=80)
+
+    def bad(why: str) -> ValueError:
+        from pigeon.sanitize import clean_line  # (loaded for a bad value only: not at every start)
+
+        return ValueError(f"{where}: {clean_line(value, limit=80)!r} {clean_line(why, limit=120)}")
+
     if any(not ch.isprintable() or ch.isspace() for ch in value):
-        raise ValueError(f"{where}: {shown!r} has a space or a control character in it; give the service's address")
+        raise bad("has a space or a control character in it; give the service's address")
     try:
         parts = urlsplit(value)
         port = parts.port
     except ValueError as exc:
-        raise ValueError(f"{where}: {shown!r} is not a valid URL ({clean_line(exc, limit=60)})") from None
+        raise bad(f"is not a valid URL ({exc})") from None
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ValueError(f"{where}: {shown!r} should start with http:// or https:// and name a host")
+        raise bad("should start with http:// or https:// and name a host")
     if port == 0:
-        raise ValueError(f"{where}: {shown!r} has port 0; give a port from 1 to 65535, or none")
+        raise bad("has port 0; give a port from 1 to 65535, or none")
     if parts.username is not None or parts.password is not None:
-        raise ValueError(f"{where}: {shown!r} should hold no user or password (the token is sent as a header)")
+        raise bad("should hold no user or password (the token is sent as a header)")
     if parts.query or parts.fragment or "?" in value or "#" in value:
-        raise ValueError(f"{where}: {shown!r} should have no query (?...) or fragment (#...)")
+        raise bad("should have no query (?...) or fragment (#...)")
     return value
 
 

@@ -13,12 +13,9 @@ ways out. There is no fallback to a plain-text file: a backend that writes secre
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
-
-from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -163,6 +160,10 @@ def token_source(profile: str, token_command: Sequence[str] = ()) -> TokenSource
 def run_token_command(profile: str, command: Sequence[str], timeout: float = TOKEN_COMMAND_TIMEOUT) -> str:
     """The token ``command`` prints (its first line, stripped): run without a shell, with no standard input and
     without ``PIGEON_TOKEN`` in its environment. :class:`TokenCommandFailed` when it gives none."""
+    import subprocess  # (loaded, with the cleaning of what is shown, for a token_command only)
+
+    from pigeon.sanitize import clean_line
+
     where = f"The token_command of profile {profile!r} ({clean_line(command[0], limit=60)})"
     environment = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
     try:
@@ -196,6 +197,8 @@ def run_token_command(profile: str, command: Sequence[str], timeout: float = TOK
 
 def _last_line(stderr: bytes, token: str) -> str:
     """The last line the command wrote on its standard error, cleaned; never what it printed as a token."""
+    from pigeon.sanitize import clean_line
+
     lines = stderr.decode("utf-8", "replace").strip().splitlines()
     said = lines[-1] if lines else ""
     if token and token in said:

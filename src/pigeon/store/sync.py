@@ -123,9 +123,13 @@ async def sync(
     async for page in client.inboxes.iter_pages():
         inboxes += page.items
         skipped += page.skipped
-    # Whose mail this is, before anything is written: a token of another account never writes into the store.
-    await asyncio.to_thread(store.claim, account_of(inboxes, getattr(client, "base_url", "")))
-    await asyncio.to_thread(store.put_inboxes, inboxes)
+    account = account_of(inboxes, getattr(client, "base_url", ""))
+
+    def keep_inboxes() -> None:
+        store.claim(account)  # whose mail this is, before anything is written: never another account's
+        store.put_inboxes(inboxes)
+
+    await asyncio.to_thread(keep_inboxes)
     threads: list[Thread] = []
     changed: list[str] = []
     gate = asyncio.Semaphore(concurrency)
