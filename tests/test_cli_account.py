@@ -243,7 +243,7 @@ def test_status_says_where_each_profiles_token_comes_from(
     status = json.loads(run("status", "--profile", "c", "--json")[1])
     assert status["profiles_token_from"] == {"a": "token_command", "b": "keyring", "c": "none"}
     text = run("status", "--profile", "c")[1]
-    assert "Profiles:  a: token token_command; b: token keyring; c: token none" in text
+    assert "Tokens:    a: token_command; b: keyring; c: none" in text
     monkeypatch.setenv("PIGEON_TOKEN", "pgn_x")
     status = json.loads(run("status", "--profile", "c", "--json")[1])
     assert set(status["profiles_token_from"].values()) == {"PIGEON_TOKEN environment variable"}

@@ -221,7 +221,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         f"  check:   {clean_line(token_check)}\n"
         f"Config:    {config.path}{'' if config.path.exists() else '  (not created yet)'}\n"
         f"New mail:  {status['new_mail']}\n"
-        f"Profiles:  {'; '.join(f'{name}: token {where}' for name, where in profiles.items())}\n"
+        f"Tokens:    {'; '.join(f'{name}: {where}' for name, where in profiles.items())}\n"
     )
     return EXIT_OK
 

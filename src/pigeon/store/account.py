@@ -46,9 +46,10 @@ class Account:
 
     @property
     def words(self) -> str:
-        """The account as a person reads it: an inbox's address when known, else the id, and the service."""
-        who = clean_line(self.email or self.account_id, limit=80)
-        return f"{who} at {clean_line(self.base_url, limit=80)}"
+        """The account as a person reads it: its id (two accounts may have inboxes of one address), an inbox's
+        address when known, and the service."""
+        email = f" ({clean_line(self.email, limit=60)})" if self.email else ""
+        return f"account {clean_line(self.account_id, limit=60)}{email} at {clean_line(self.base_url, limit=80)}"
 
     def same(self, other: Account) -> bool:
         return self.account_id == other.account_id and service_key(self.base_url) == service_key(other.base_url)

@@ -43,11 +43,18 @@ class LoginScreen(Screen[None]):
             yield Input(placeholder="your access token", password=True, id="token")
             yield Static(Content(self.message), id="login-error", markup=False)
             yield Button("Log in", id="login", variant="primary")
-            yield Static(Content.styled(self.core.token_keeping(), "dim"), id="token-keeping", markup=False)
+            yield Static(id="token-keeping", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#token" if self.base_url else "#base-url", Input).focus()
+        self.say_where_the_token_goes()
+
+    @work(thread=True, exit_on_error=False, description="asking the keyring")
+    def say_where_the_token_goes(self) -> None:
+        """Where a login keeps the token (the keyring is asked which it is: off the event loop)."""
+        words = self.core.token_keeping()
+        self.app.call_from_thread(self.query_one("#token-keeping", Static).update, Content.styled(words, "dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "base-url":
