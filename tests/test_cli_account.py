@@ -266,3 +266,54 @@ def test_a_failing_token_command_is_one_line_and_status_names_it(
     assert "Token:     from token_command" in text
     assert "not checked: The token_command of profile 'default'" in text
     assert "s3cret" not in text
+
+
+class Terminal(io.StringIO):
+    """Standard input as a terminal: what a person types, line by line."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("y", 0)])
+def test_login_on_a_terminal_asks_before_starting_another_accounts_store_afresh(
+    running: tuple[Service, str],
+    monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+    capsys: pytest.CaptureFixture[str],
+    answer: str,
+    code: int,
+) -> None:
+    service, _ = running
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    assert run("sync")[0] == 0
+    monkeypatch.delenv("PIGEON_TOKEN")
+    monkeypatch.setattr("getpass.getpass", lambda prompt: service.bob.token)
+    monkeypatch.setattr("sys.stdin", Terminal(f"\n{answer}\n"))  # the URL as it is; then the answer
+    capsys.readouterr()
+    assert run("login")[0] == code
+    err = capsys.readouterr().err
+    assert f"account {service.alice.id}" in err
+    assert f"account {service.bob.id}" in err
+    assert service.bob.token not in err
+    if answer == "n":
+        assert stored_ids() == thread_ids(service, service.alice)
+        assert memory_keyring.secrets == {}
+    else:
+        assert stored_ids() == set()
+        assert memory_keyring.secrets == {("pigeon", "default"): service.bob.token}
+
+
+def test_start_afresh_for_the_account_the_store_holds_keeps_the_store(
+    running: tuple[Service, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, _ = running
+    monkeypatch.setattr("sys.stdin", io.StringIO(service.alice.token + "\n"))
+    assert run("login", "--token-stdin", "--start-afresh")[0] == 0  # a new store: taken, nothing to empty
+    assert run("sync")[0] == 0
+    first = sorted(stored_ids())[0]
+    assert run("star", first)[0] == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(service.alice.token + "\n"))
+    assert run("login", "--token-stdin", "--start-afresh")[0] == 0
+    assert stored_ids() == thread_ids(service, service.alice)
+    assert json.loads(run("views", "--json")[1])["starred"] == 1

@@ -14,7 +14,7 @@ from pigeon import credentials
 from pigeon.cli.common import config_of, core_of, json_object, open_store, resolve_token, run, typed_value
 from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, table, when, wire
 from pigeon.config import check_base_url
-from pigeon.core.errors import OtherAccount
+from pigeon.core.errors import Account, OtherAccount
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
@@ -99,9 +99,9 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
 
 def _afresh_agreed(args: argparse.Namespace, refused: OtherAccount) -> None:
     """When the profile's store holds another account's mail: ask before emptying it (or take --start-afresh)."""
-    if refused.held is None or refused.given is None:
+    if refused.held is None:  # (the service's answer named several accounts)
         raise UsageError(str(refused))
-    held, given = refused.held.words, refused.given.words
+    held, given = refused.held.words, Account.named(refused.given)
     said = f"The local store of this profile holds the mail of {held}; this token is of {given}."
     if not sys.stdin.isatty() or args.token_stdin:
         raise UsageError(

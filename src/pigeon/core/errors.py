@@ -19,11 +19,12 @@ from pigeon.api.errors import (
     Unauthorized,
 )
 from pigeon.sqlite import SchemaTooNew
-from pigeon.store.account import OtherAccount
+from pigeon.store.account import Account, OtherAccount
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
 
 __all__ = [
+    "Account",
     "Conflict",
     "ConnectionFailed",
     "FieldError",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pigeon import credentials
 from pigeon.api import ConnectionFailed, PigeonError, StatusError, Unauthorized
 from pigeon.config import Config, save_profile, update_config_file
-from pigeon.store.account import account_of
+from pigeon.store.account import Account, OtherAccount, account_of
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
@@ -147,12 +147,16 @@ def store_accepts(store: MailStore, *, start_afresh: bool) -> Accept:
     """A login's check of the account against the store: the store takes it (a new store, or the same account),
     or, with ``start_afresh``, is emptied for it; else :class:`~pigeon.store.account.OtherAccount`."""
 
+    def take(given: Account | None) -> None:
+        try:
+            store.claim(given)
+        except OtherAccount:
+            if not start_afresh:
+                raise
+            store.start_afresh(given)  # (only for another account: the same one keeps its store)
+
     async def accept(inboxes: list[Inbox], base_url: str) -> None:
-        given = account_of(inboxes, base_url)
-        if start_afresh:
-            await asyncio.to_thread(store.start_afresh, given)
-        else:
-            await asyncio.to_thread(store.claim, given)
+        await asyncio.to_thread(take, account_of(inboxes, base_url))
 
     return accept
 

@@ -51,6 +51,11 @@ class Account:
         email = f" ({clean_line(self.email, limit=60)})" if self.email else ""
         return f"account {clean_line(self.account_id, limit=60)}{email} at {clean_line(self.base_url, limit=80)}"
 
+    @staticmethod
+    def named(account: Account | None) -> str:
+        """``words``, or what is known of an account the service listed no inbox of."""
+        return account.words if account is not None else "an account with no inbox (Pigeon cannot tell which)"
+
     def same(self, other: Account) -> bool:
         return self.account_id == other.account_id and service_key(self.base_url) == service_key(other.base_url)
 

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
 from pigeon.config import check_base_url
-from pigeon.core.errors import ConnectionFailed, OtherAccount, PigeonError, Unauthorized
+from pigeon.core.errors import Account, ConnectionFailed, OtherAccount, PigeonError, Unauthorized
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LoggedIn
@@ -91,10 +91,11 @@ class LoginScreen(Screen[None]):
         try:
             warning = await self.core.login(base_url, token, start_afresh=afresh)
         except OtherAccount as exc:
-            if exc.held is not None and exc.given is not None:
+            if exc.held is not None:
                 self.afresh_for = (base_url, token)
                 self.say(
-                    f"This profile's store holds the mail of {exc.held.words}; this token is of {exc.given.words}. "
+                    f"This profile's store holds the mail of {exc.held.words}; this token is of "
+                    f"{Account.named(exc.given)}. "
                     "Press Log in again to start the store afresh for it (its mail, triage state, labels and undo "
                     "are removed), or quit and use another profile (pigeon --profile NAME)."
                 )
