@@ -111,9 +111,8 @@ class MailCore(Session):
     async def login(
         self, base_url: str, token: str, *, plain_file_agreed: bool = False, start_afresh: bool = False
     ) -> str:
-        """Check ``token`` against the service at ``base_url`` and its account against the store (another account:
-        :class:`OtherAccount`, unless ``start_afresh`` empties the store for it), then keep the token (keyring) and
-        the address (config). Raises the client's errors; returns a warning to show, or ``""``."""
+        """Check ``token`` at ``base_url`` and its account against the store (another: :class:`OtherAccount`, unless
+        ``start_afresh``), then keep token and address. Raises the client's errors; returns a warning, or ``""``."""
         accept = store_accepts(self.store, start_afresh=start_afresh)
         inboxes, warning = await self.sign_in(base_url, token, plain_file_agreed=plain_file_agreed, accept=accept)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}

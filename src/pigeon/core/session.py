@@ -1,5 +1,6 @@
 """The session with the service: the one API client (made off the event loop when first needed), logging in and
-out (the token in the keyring, the address in the configuration), and the settings the app saves. No Textual here."""
+out (the token's account checked against the store, the token in the keyring, the address in the configuration),
+the one-request check ``pigeon status`` makes, and the settings the app saves. No Textual here."""
 
 from __future__ import annotations
 
