@@ -317,3 +317,16 @@ def test_start_afresh_for_the_account_the_store_holds_keeps_the_store(
     assert run("login", "--token-stdin", "--start-afresh")[0] == 0
     assert stored_ids() == thread_ids(service, service.alice)
     assert json.loads(run("views", "--json")[1])["starred"] == 1
+
+
+def test_status_makes_one_request_and_never_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+    import respx
+
+    monkeypatch.setenv("PIGEON_TOKEN", "pgn_x")
+    with respx.mock(base_url="https://mail.example.com", using="pigeon") as router:
+        route = router.get("/v1/inboxes").mock(return_value=httpx.Response(503, json={"detail": "busy"}))
+        code, text = run("status", "--base-url", "https://mail.example.com")
+    assert code == 0
+    assert route.call_count == 1
+    assert "  check:   reachable, but it answered with an error:" in text
