@@ -131,3 +131,62 @@ def test_live_and_poll_interval_reach_the_profile(config_file: Path) -> None:
     config_file.write_text('[profiles.work]\nlive = true\npoll_interval = 30\nunknown = "ignored"\n')
     profile = load_config(profile="work").profile_config
     assert (profile.live, profile.poll_interval) == (True, 30.0)
+
+
+BAD_BASE_URLS = [
+    ("http://127.0.0.1:99999", "is not a valid URL"),
+    ("http://127.0.0.1:0", "has port 0"),
+    ("http://[::1", "is not a valid URL"),
+    ("http://mail\x1b]2;pwned\x07.example", "control character"),
+    ("mail.example.com", "should start with http:// or https://"),
+    ("https://user:pw@mail.example", "no user or password"),
+    ("https://mail.example/?x=1", "no query"),
+]
+
+
+@pytest.mark.parametrize(("url", "says"), BAD_BASE_URLS)
+def test_a_bad_base_url_in_the_file_is_one_line_naming_the_setting_and_the_file(
+    config_file: Path, url: str, says: str
+) -> None:
+    import tomli_w
+
+    config_file.write_text(tomli_w.dumps({"profiles": {"work": {"base_url": url}}}))
+    with pytest.raises(ConfigError) as raised:
+        load_config(profile="work")
+    message = str(raised.value)
+    assert says in message
+    assert "profiles.work.base_url" in message
+    assert str(config_file) in message
+    assert "\n" not in message
+    assert "\x1b" not in message
+    assert "\x07" not in message
+
+
+@pytest.mark.parametrize(("url", "says"), BAD_BASE_URLS)
+def test_a_bad_base_url_from_the_environment_or_a_flag_names_it(
+    monkeypatch: pytest.MonkeyPatch, url: str, says: str
+) -> None:
+    monkeypatch.setenv("PIGEON_BASE_URL", url)
+    with pytest.raises(ConfigError, match=f"^PIGEON_BASE_URL: .*{says}"):
+        load_config()
+    with pytest.raises(ConfigError, match=f"^--base-url: .*{says}"):
+        load_config(base_url=url)
+
+
+def test_good_base_urls_pass_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    for url in (
+        "http://127.0.0.1:8025",
+        "https://mail.example.com/api/",
+        "http://[::1]:8025",
+        "https://bücher.example",
+    ):
+        assert load_config(base_url=url).base_url == url
+
+
+def test_a_token_command_reaches_the_profile_as_a_list(config_file: Path) -> None:
+    config_file.write_text('[profiles.work]\ntoken_command = ["pass", "show", "pigeon/work"]\n')
+    assert load_config(profile="work").profile_config.token_command == ["pass", "show", "pigeon/work"]
+    assert load_config(profile="home").profile_config.token_command == []
+    config_file.write_text('[profiles.work]\ntoken_command = "pass show pigeon/work"\n')
+    with pytest.raises(ConfigError, match=r"profiles\.work\.token_command: should be a list of strings"):
+        load_config(profile="work")

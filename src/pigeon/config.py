@@ -2,12 +2,13 @@
 
 Precedence, strongest first: flags (``--profile``, ``--base-url``), environment (``PIGEON_PROFILE``,
 ``PIGEON_BASE_URL``), the file. The file holds named profiles and UI preferences; it never holds the token
-(that lives in the keyring, see :mod:`pigeon.credentials`)::
+(that lives in the keyring, or a profile's ``token_command`` prints it, see :mod:`pigeon.credentials`)::
 
     default_profile = "default"
 
     [profiles.default]
     base_url = "http://127.0.0.1:8025"
+    token_command = ["pass", "show", "pigeon/default"]   # optional: a program that prints the token
 
     [profiles.work]
     base_url = "https://mail.example.com"
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tomli_w
 
@@ -59,7 +61,7 @@ def _refuse_secrets(data: Any, where: str) -> None:
         if found:
             raise ValueError(
                 f"{where} must not hold {', '.join(sorted(found))}: Pigeon keeps the token in the OS keyring "
-                "(run `pigeon login`) or reads PIGEON_TOKEN; remove it from the file"
+                "(run `pigeon login`), runs a profile's token_command, or reads PIGEON_TOKEN; remove it from the file"
             )
 
 
@@ -85,6 +87,33 @@ def _string(data: dict[str, Any], key: str, where: str, default: str | None) -> 
     return value
 
 
+def check_base_url(value: str, where: str) -> str:
+    """``value`` if it is an http(s) address of a service; else ``ValueError`` naming ``where`` (the setting) and
+    the value, cleaned."""
+
+    def bad(why: str) -> ValueError:
+        from pigeon.sanitize import clean_line  # (loaded for a bad value only: not at every start)
+
+        return ValueError(f"{where}: {clean_line(value, limit=80)!r} {clean_line(why, limit=120)}")
+
+    if any(not ch.isprintable() or ch.isspace() for ch in value):
+        raise bad("has a space or a control character in it; give the service's address")
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError as exc:
+        raise bad(f"is not a valid URL ({exc})") from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise bad("should start with http:// or https:// and name a host")
+    if port == 0:
+        raise bad("has port 0; give a port from 1 to 65535, or none")
+    if parts.username is not None or parts.password is not None:
+        raise bad("should hold no user or password (the token is sent as a header)")
+    if parts.query or parts.fragment or "?" in value or "#" in value:
+        raise bad("should have no query (?...) or fragment (#...)")
+    return value
+
+
 @dataclass
 class ProfileConfig:
     """One account on one service.
@@ -92,18 +121,22 @@ class ProfileConfig:
     ``base_url``: address of the messaging service (http or https). Pigeon checks for mail every
     ``poll_interval`` seconds (at least 5; longer while the service fails). ``live``: webhooks on top when they
     can work (a receiver on 127.0.0.1 when the service is on this machine and the keyring can keep its secret);
-    on by default."""
+    on by default. ``token_command``: a program and its arguments that prints the token (run without a shell;
+    ``PIGEON_TOKEN`` wins over it, it wins over the keyring)."""
 
     base_url: str = DEFAULT_BASE_URL
     live: bool = True
     poll_interval: float = 60.0
+    token_command: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, data: Any, where: str) -> ProfileConfig:
         if not isinstance(data, dict):
             raise ValueError(f"{where}: should be a table")
         _refuse_secrets(data, "a profile")
-        base_url = _string(data, "base_url", f"{where}.", DEFAULT_BASE_URL) or DEFAULT_BASE_URL
+        base_url = check_base_url(
+            _string(data, "base_url", f"{where}.", DEFAULT_BASE_URL) or DEFAULT_BASE_URL, f"{where}.base_url"
+        )
         live = data.get("live", True)
         if not isinstance(live, bool):
             raise ValueError(f"{where}.live: should be true or false")
@@ -112,7 +145,12 @@ class ProfileConfig:
             raise ValueError(f"{where}.poll_interval: should be a number of seconds")
         if interval < MIN_POLL_INTERVAL:
             raise ValueError(f"{where}.poll_interval: should be at least {MIN_POLL_INTERVAL:g} seconds")
-        return cls(base_url=base_url, live=live, poll_interval=float(interval))
+        return cls(
+            base_url=base_url,
+            live=live,
+            poll_interval=float(interval),
+            token_command=_command(data, "token_command", f"{where}."),
+        )
 
 
 @dataclass
@@ -229,6 +267,10 @@ def load_config(path: Path | None = None, *, profile: str | None = None, base_ur
     if settings.base_url:
         url = settings.base_url
         source = "--base-url" if base_url else "PIGEON_BASE_URL"
+        try:
+            check_base_url(url, source)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     elif name in settings.profiles:
         url, source = settings.profiles[name].base_url, f"profile {name!r} in {path}"
     else:

@@ -1,6 +1,9 @@
-"""The token: in the OS keyring (service ``pigeon``, one entry per profile), or ``PIGEON_TOKEN`` for scripts.
+"""The token: ``PIGEON_TOKEN`` for scripts, a profile's ``token_command``, or the OS keyring (service ``pigeon``, one
+entry per profile), strongest first.
 
-``PIGEON_TOKEN`` overrides the keyring and is never stored. When no usable keyring backend exists (a headless
+``PIGEON_TOKEN`` overrides the others and is never stored. A ``token_command`` (a program and its arguments, run
+without a shell) prints the token on its standard output, which is read and never logged nor repeated in an
+error. When no usable keyring backend exists (a headless
 Linux machine with no Secret Service gets keyring's ``fail`` backend), every call says so plainly and names the
 ways out. There is no fallback to a plain-text file: a backend that writes secrets unencrypted to a file (such as
 ``keyrings.alt``'s ``PlaintextKeyring``) is used only when the caller says the user agreed to it
@@ -10,6 +13,7 @@ ways out. There is no fallback to a plain-text file: a backend that writes secre
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -42,10 +46,19 @@ class PlainFileKeyring(CredentialsError):
         )
 
 
+class TokenCommandFailed(CredentialsError):
+    """A profile's ``token_command`` did not give a token; the message says why (never what it printed)."""
+
+
 class TokenSource(StrEnum):
     ENVIRONMENT = "PIGEON_TOKEN environment variable"
+    COMMAND = "token_command"
     KEYRING = "keyring"
     NONE = "none"
+
+
+TOKEN_COMMAND_TIMEOUT = 30.0
+"""Seconds a ``token_command`` may take (a password manager may ask for its passphrase first)."""
 
 
 def _is_unusable(backend: keyring.backend.KeyringBackend) -> bool:
@@ -114,11 +127,14 @@ def env_token() -> str | None:
     return value or None
 
 
-def resolve_token(profile: str) -> tuple[str | None, TokenSource]:
-    """The token for ``profile`` and where it came from: ``PIGEON_TOKEN`` first, then the keyring."""
+def resolve_token(profile: str, token_command: Sequence[str] = ()) -> tuple[str | None, TokenSource]:
+    """The token for ``profile`` and where it came from: ``PIGEON_TOKEN`` first, then the profile's
+    ``token_command``, then the keyring."""
     from_env = env_token()
     if from_env:
         return from_env, TokenSource.ENVIRONMENT
+    if token_command:
+        return run_token_command(profile, token_command), TokenSource.COMMAND
     try:
         stored = backend().get_password(SERVICE_NAME, profile)
     except _keyring().errors.KeyringError as exc:
@@ -126,6 +142,68 @@ def resolve_token(profile: str) -> tuple[str | None, TokenSource]:
     if stored:
         return stored, TokenSource.KEYRING
     return None, TokenSource.NONE
+
+
+def token_source(profile: str, token_command: Sequence[str] = ()) -> TokenSource:
+    """Where the token of ``profile`` would come from, without running its ``token_command``."""
+    if env_token():
+        return TokenSource.ENVIRONMENT
+    if token_command:
+        return TokenSource.COMMAND
+    try:
+        stored = backend().get_password(SERVICE_NAME, profile)
+    except (CredentialsError, _keyring().errors.KeyringError):
+        return TokenSource.NONE
+    return TokenSource.KEYRING if stored else TokenSource.NONE
+
+
+def run_token_command(profile: str, command: Sequence[str], timeout: float = TOKEN_COMMAND_TIMEOUT) -> str:
+    """The token ``command`` prints (its first line, stripped): run without a shell, with no standard input and
+    without ``PIGEON_TOKEN`` in its environment. :class:`TokenCommandFailed` when it gives none."""
+    import subprocess  # (loaded, with the cleaning of what is shown, for a token_command only)
+
+    from pigeon.sanitize import clean_line
+
+    where = f"The token_command of profile {profile!r} ({clean_line(command[0], limit=60)})"
+    environment = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
+    try:
+        done = subprocess.run(  # noqa: S603 - the user's own command, as a list: no shell
+            list(command),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            env=environment,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TokenCommandFailed(f"{where} did not finish within {timeout:g} s.") from None
+    except FileNotFoundError:
+        raise TokenCommandFailed(f"{where} was not found; check token_command in the configuration.") from None
+    except OSError as exc:
+        raise TokenCommandFailed(f"{where} could not be started: {exc.strerror or type(exc).__name__}.") from None
+    try:
+        printed = done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TokenCommandFailed(f"{where} printed something that is not text; no token.") from None
+    lines = printed.strip().splitlines()
+    token = lines[0].strip() if lines else ""
+    if done.returncode != 0:
+        said = _last_line(done.stderr, token)
+        raise TokenCommandFailed(f"{where} failed (exit status {done.returncode}){': ' + said if said else ''}.")
+    if not token:
+        raise TokenCommandFailed(f"{where} printed nothing: no token.")
+    return token
+
+
+def _last_line(stderr: bytes, token: str) -> str:
+    """The last line the command wrote on its standard error, cleaned; never what it printed as a token."""
+    from pigeon.sanitize import clean_line
+
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    said = lines[-1] if lines else ""
+    if token and token in said:
+        return ""
+    return clean_line(said, limit=160)
 
 
 def store_token(profile: str, token: str, *, plain_file_agreed: bool = False) -> None:

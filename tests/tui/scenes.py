@@ -58,11 +58,17 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
 
     base = load_config(base_url=BASE)
     config = Config(base.path, base.profile, BASE, "screenshots", UIConfig(), base.settings)
+    if not logged_in:  # the login screen as a person with a keyring sees it (a keyring in memory: nothing is kept)
+        import keyring
+
+        from tests.keyrings import MemoryKeyring
+
+        keyring.set_keyring(MemoryKeyring())
     return make_app(
         config,
         token=token if logged_in else None,
         client_factory=factory,
-        remember_token=False,
+        remember_token=not logged_in,
         save_settings=False,
         clock=frozen_clock,
         store=MailStore(":memory:"),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pigeon import credentials
 from pigeon.cli.output import UsageError
 from pigeon.config import Config, load_config
+from pigeon.core.errors import OtherAccount
 
 if TYPE_CHECKING:
     from pigeon.core.mail import MailCore, MailStore
@@ -36,11 +37,17 @@ def config_of(args: argparse.Namespace, *, creating: bool = False) -> Config:
     return config
 
 
+def resolve_token(config: Config) -> tuple[str | None, credentials.TokenSource]:
+    """The profile's token and where it came from (PIGEON_TOKEN, its token_command, the keyring)."""
+    return credentials.resolve_token(config.profile, config.profile_config.token_command)
+
+
 def token_of(config: Config) -> str:
-    token, _ = credentials.resolve_token(config.profile)
+    token, _ = resolve_token(config)
     if not token:
         raise UsageError(
-            f"Not logged in (profile {config.profile!r}): run `pigeon login`, or set PIGEON_TOKEN for scripts."
+            f"Not logged in (profile {config.profile!r}): run `pigeon login`, or give the token with token_command "
+            "in the profile or PIGEON_TOKEN."
         )
     return token
 
@@ -107,7 +114,10 @@ def run(args: argparse.Namespace, call: Callable[[MailCore], Awaitable[T]], *, l
         finally:
             await core.close()
 
-    return asyncio.run(go())
+    try:
+        return asyncio.run(go())
+    except OtherAccount as exc:  # a setup problem (which token, which profile), not a failure of the service
+        raise UsageError(str(exc)) from None
 
 
 def json_object(text: str, what: str) -> dict[str, Any]:

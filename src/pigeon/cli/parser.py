@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="agree to store the token when the only keyring writes it unencrypted to a file",
     )
+    login.add_argument(
+        "--start-afresh",
+        action="store_true",
+        help="when the profile's store holds another account's mail, empty it for this one",
+    )
     add(commands, "logout", cmd_logout, "remove the stored token")
     add(commands, "status", cmd_status, "show the profile, service and where the token comes from", as_json)
 

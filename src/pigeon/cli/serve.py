@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from pigeon import credentials, locations
-from pigeon.cli.common import config_of, open_store
+from pigeon.cli.common import config_of, open_store, resolve_token
 from pigeon.cli.output import EXIT_OK, UsageError
 
 
@@ -103,7 +103,7 @@ def cmd_tui(args: argparse.Namespace, out: TextIO) -> int:
 
     config = config_of(args, creating=True)  # the app's login screen makes a new profile
     try:
-        token, _ = credentials.resolve_token(config.profile)
+        token, _ = resolve_token(config)
         problem = ""
     except credentials.CredentialsError as exc:  # no keyring: log in for this session, and say why
         token, problem = None, str(exc)

@@ -11,8 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pigeon import credentials
-from pigeon.cli.common import config_of, core_of, json_object, open_store, run, typed_value
+from pigeon.cli.common import config_of, core_of, json_object, open_store, resolve_token, run, typed_value
 from pigeon.cli.output import EXIT_OK, UsageError, enum, print_json, sender, table, when, wire
+from pigeon.config import check_base_url
+from pigeon.core.errors import Account, OtherAccount
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
@@ -39,6 +41,10 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
     if not given and sys.stdin.isatty():
         answer = input(f"Service URL [{base_url}]: ").strip()
         base_url = answer or base_url
+    try:
+        check_base_url(base_url, "The service URL")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.token_stdin:
         token = sys.stdin.readline().strip()
     else:
@@ -48,14 +54,23 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
             token = ""
     if not token:
         raise UsageError("No token given; nothing was stored.")
-    credentials.backend()  # fail now, before asking the service, if the token could not be kept anyway
-    agreed = _plain_file_agreed(args)
+    try:  # without a keyring the token is still checked, and the URL kept; the words say how to give the token
+        credentials.backend()
+        keyring = True
+    except credentials.CredentialsError:
+        keyring = False
+    agreed = _plain_file_agreed(args) if keyring else False
 
-    core = core_of(args, online=False, local=False, creating=True)
+    core = core_of(args, online=False, creating=True)  # the profile's store: the token's account is checked
+    core.remember_token = keyring
 
     async def login() -> int:
         try:
-            warning = await core.login(base_url, token, plain_file_agreed=agreed)
+            try:
+                warning = await core.login(base_url, token, plain_file_agreed=agreed, start_afresh=args.start_afresh)
+            except OtherAccount as exc:
+                _afresh_agreed(args, exc)
+                warning = await core.login(base_url, token, plain_file_agreed=agreed, start_afresh=True)
         finally:
             await core.close()
         if warning:  # the keyring was usable a moment ago; it is not now
@@ -63,13 +78,40 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
         return len(core.inboxes)
 
     inboxes = asyncio.run(login())
-    out.write(
-        f"Logged in to {base_url} as profile {config.profile!r}: {inboxes} inbox(es). "
-        f"Token stored in the keyring ({credentials.backend_name()}).\n"
-    )
+    profile = config.profile
+    if keyring:
+        out.write(
+            f"Logged in to {base_url} as profile {profile!r}: {inboxes} inbox(es). "
+            f"Token stored in the keyring ({credentials.backend_name()}).\n"
+        )
+    else:
+        out.write(
+            f"The service at {base_url} took the token: {inboxes} inbox(es). Saved the URL for profile {profile!r}, "
+            f"not the token: there is no keyring here. Give the token with token_command = [...] in "
+            f"[profiles.{profile}] of {config.path} (a program that prints it), or with PIGEON_TOKEN.\n"
+        )
     if credentials.env_token():
         out.write("Note: PIGEON_TOKEN is set in this environment and overrides the stored token.\n")
+    elif keyring and config.profile_config.token_command:
+        out.write("Note: this profile's token_command gives its token; the keyring's is used only without it.\n")
     return EXIT_OK
+
+
+def _afresh_agreed(args: argparse.Namespace, refused: OtherAccount) -> None:
+    """When the profile's store holds another account's mail: ask before emptying it (or take --start-afresh)."""
+    if refused.held is None:  # (the service's answer named several accounts)
+        raise UsageError(str(refused))
+    held, given = refused.held.words, Account.named(refused.given)
+    said = f"The local store of this profile holds the mail of {held}; this token is of {given}."
+    if not sys.stdin.isatty() or args.token_stdin:
+        raise UsageError(
+            f"{said} Nothing was stored. Give --start-afresh to empty that store for this account (its mail, "
+            "triage state, labels and undo), or log in to another profile (--profile NAME)."
+        )
+    sys.stderr.write(said + "\n")
+    question = "Start this profile's store afresh (its mail, triage state, labels and undo are removed)? [y/N] "
+    if input(question).strip().lower() not in {"y", "yes"}:
+        raise UsageError("Nothing was stored. Log in to another profile for this account (--profile NAME).")
 
 
 def _plain_file_agreed(args: argparse.Namespace) -> bool:
@@ -123,42 +165,64 @@ def _new_mail_words(config: Config) -> str:
     )
 
 
+def _token_words(source: credentials.TokenSource, config: Config, plain_file: str | None) -> str:
+    command = config.profile_config.token_command
+    return {
+        credentials.TokenSource.ENVIRONMENT: "from the PIGEON_TOKEN environment variable",
+        credentials.TokenSource.COMMAND: f"from token_command ({clean_line(' '.join(command[:1]), limit=60)})",
+        credentials.TokenSource.KEYRING: f"in the keyring ({credentials.backend_name()})"
+        + (f", unencrypted in {plain_file}" if plain_file else ""),
+        credentials.TokenSource.NONE: "not set: run `pigeon login`, or give token_command or PIGEON_TOKEN",
+    }[source]
+
+
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.core.session import check_service
+
     config = config_of(args)
-    keyring_problem = ""
+    token: str | None = None
+    token_problem = ""
     try:
-        _, source = credentials.resolve_token(config.profile)
-    except credentials.CredentialsError as exc:
-        source, keyring_problem = credentials.TokenSource.NONE, str(exc)
+        token, source = resolve_token(config)
+    except credentials.CredentialsError as exc:  # no keyring, or the token_command failed
+        source, token_problem = credentials.token_source(config.profile, config.profile_config.token_command), str(exc)
+    check = asyncio.run(check_service(config.base_url, token))
+    profiles = {
+        name: credentials.token_source(name, profile.token_command).value
+        for name, profile in sorted(config.settings.profiles.items())
+    }
+    profiles.setdefault(config.profile, source.value)
+    plain_file = credentials.plain_file()
     status = {
         "profile": config.profile,
         "base_url": config.base_url,
         "base_url_from": config.base_url_source,
+        "service": check.service_words,
+        "service_reachable": check.reachable,
         "config_file": str(config.path),
         "config_file_exists": config.path.exists(),
         "token_from": source.value,
+        "token": check.token_words if token else (token_problem or "none"),
+        "token_accepted": check.token_accepted,
+        "profiles_token_from": profiles,
         "keyring_backend": credentials.backend_name(),
-        "keyring_plain_file": credentials.plain_file(),
+        "keyring_plain_file": plain_file,
         "new_mail": _new_mail_words(config),
     }
     if args.json:
         print_json(status, out)
         return EXIT_OK
-    token_line = {
-        credentials.TokenSource.ENVIRONMENT: "from the PIGEON_TOKEN environment variable",
-        credentials.TokenSource.KEYRING: f"in the keyring ({status['keyring_backend']})"
-        + (f", unencrypted in {status['keyring_plain_file']}" if status["keyring_plain_file"] else ""),
-        credentials.TokenSource.NONE: "not set: run `pigeon login`",
-    }[source]
+    token_check = check.token_words if token else f"not checked: {token_problem or 'no token'}"
     out.write(
         f"Profile:   {config.profile}\n"
         f"Service:   {config.base_url}  ({config.base_url_source})\n"
+        f"  check:   {clean_line(check.service_words)}\n"
+        f"Token:     {_token_words(source, config, plain_file)}\n"
+        f"  check:   {clean_line(token_check)}\n"
         f"Config:    {config.path}{'' if config.path.exists() else '  (not created yet)'}\n"
-        f"Token:     {token_line}\n"
         f"New mail:  {status['new_mail']}\n"
+        f"Tokens:    {'; '.join(f'{name}: {where}' for name, where in profiles.items())}\n"
     )
-    if keyring_problem:
-        out.write(f"Keyring:   {keyring_problem}\n")
     return EXIT_OK
 
 

@@ -19,11 +19,13 @@ from pigeon.api.errors import (
     Unauthorized,
 )
 from pigeon.sqlite import SchemaTooNew, StoreUnwritable
+from pigeon.store.account import Account, OtherAccount
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
 from pigeon.store.triage import DamagedStep
 
 __all__ = [
+    "Account",
     "Conflict",
     "ConnectionFailed",
     "DamagedStep",
@@ -33,6 +35,7 @@ __all__ = [
     "MalformedResponse",
     "NotFound",
     "NotSaved",
+    "OtherAccount",
     "PigeonError",
     "QueryError",
     "RateLimited",

@@ -21,7 +21,7 @@ from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.listing import Listing
 from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
 from pigeon.core.outside import Outside
-from pigeon.core.session import ClientFactory, Session
+from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.sanitize import clean_line
 from pigeon.store.cache import UnknownThread
 from pigeon.store.drafts import Draft, Drafts
@@ -108,10 +108,13 @@ class MailCore(Session):
         await super().close()
         self.store.close()
 
-    async def login(self, base_url: str, token: str, *, plain_file_agreed: bool = False) -> str:
-        """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
-        Raises the client's errors; returns a warning to show, or ``""``."""
-        inboxes, warning = await self.sign_in(base_url, token, plain_file_agreed=plain_file_agreed)
+    async def login(
+        self, base_url: str, token: str, *, plain_file_agreed: bool = False, start_afresh: bool = False
+    ) -> str:
+        """Check ``token`` at ``base_url`` and its account against the store (another: :class:`OtherAccount`, unless
+        ``start_afresh``), then keep token and address. Raises the client's errors; returns a warning, or ``""``."""
+        accept = store_accepts(self.store, start_afresh=start_afresh)
+        inboxes, warning = await self.sign_in(base_url, token, plain_file_agreed=plain_file_agreed, accept=accept)
         self.inboxes, self.contacts, self.messages = inboxes, {}, {}
         self._opened.clear()
         return warning

@@ -1,23 +1,29 @@
 """The session with the service: the one API client (made off the event loop when first needed), logging in and
-out (the token in the keyring, the address in the configuration), and the settings the app saves. No Textual here."""
+out (the token's account checked against the store, the token in the keyring, the address in the configuration),
+the one-request check ``pigeon status`` makes, and the settings the app saves. No Textual here."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pigeon import credentials
-from pigeon.api import Unauthorized
+from pigeon.api import ConnectionFailed, PigeonError, StatusError, Unauthorized
 from pigeon.config import Config, save_profile, update_config_file
+from pigeon.store.account import Account, OtherAccount, account_of
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.models import Inbox
+    from pigeon.store.mailstore import MailStore
 
-__all__ = ["ClientFactory", "PigeonClient", "Session", "default_client_factory"]
+__all__ = ["ClientFactory", "PigeonClient", "ServiceCheck", "Session", "check_service", "default_client_factory"]
 
 ClientFactory = Callable[[str, str], "PigeonClient"]
+Accept = Callable[["list[Inbox]", str], Awaitable[None]]
+"""Called with the account's inboxes and the service's address before a login keeps anything; raises to refuse."""
 
 
 def default_client_factory(base_url: str, token: str) -> PigeonClient:
@@ -78,13 +84,18 @@ class Session:
         if self._client is not None:
             await self._client.aclose()
 
-    async def sign_in(self, base_url: str, token: str, *, plain_file_agreed: bool = False) -> tuple[list[Inbox], str]:
-        """Check ``token`` against the service at ``base_url``, then keep it (keyring) and the address (config).
-        A keyring that writes a plain file is used only if ``plain_file_agreed``. Raises the client's errors;
-        returns the account's inboxes and a warning to show, or ``""``."""
+    async def sign_in(
+        self, base_url: str, token: str, *, plain_file_agreed: bool = False, accept: Accept | None = None
+    ) -> tuple[list[Inbox], str]:
+        """Check ``token`` against the service at ``base_url``, let ``accept`` see its account, then keep the token
+        (keyring) and the address (config). A keyring that writes a plain file is used only if
+        ``plain_file_agreed``. Raises the client's errors; returns the account's inboxes and a warning to show, or
+        ``""``."""
         client = self.client_factory(base_url, token)
         try:
             inboxes = await client.inboxes.list()
+            if accept is not None:
+                await accept(inboxes, client.base_url)
         except BaseException:
             await client.aclose()
             raise
@@ -103,6 +114,17 @@ class Session:
             await asyncio.to_thread(save_profile, self.config.profile, base_url=base_url, path=self.config.path)
         return inboxes, warning
 
+    def token_keeping(self) -> str:
+        """Where a login here keeps the token, in one line for the login screen (asks the keyring which it is)."""
+        if not self.remember_token:
+            return "The token is used for this session only; it is not stored."
+        if credentials.can_keep_secrets():
+            return "The token is kept in your OS keyring, never in a file."
+        return (
+            "No keyring here can keep the token: it is used for this session only, never written to a file. "
+            "To give it at each start: token_command in the profile, or PIGEON_TOKEN."
+        )
+
     async def logout(self) -> str:
         """Forget the stored token; returns a warning to show, or ``""``."""
         if self.remember_token:
@@ -120,3 +142,65 @@ class Session:
                 data.setdefault("ui", {})["theme"] = theme
 
             await asyncio.to_thread(update_config_file, change, self.config.path)
+
+
+def store_accepts(store: MailStore, *, start_afresh: bool) -> Accept:
+    """A login's check of the account against the store: the store takes it (a new store, or the same account),
+    or, with ``start_afresh``, is emptied for it; else :class:`~pigeon.store.account.OtherAccount`."""
+
+    def take(given: Account | None) -> None:
+        try:
+            store.claim(given)
+        except OtherAccount:
+            if not start_afresh:
+                raise
+            store.start_afresh(given)  # (only for another account: the same one keeps its store)
+
+    async def accept(inboxes: list[Inbox], base_url: str) -> None:
+        await asyncio.to_thread(take, account_of(inboxes, base_url))
+
+    return accept
+
+
+CHECK_TIMEOUT = 5.0
+"""Seconds ``pigeon status`` waits for the service."""
+
+
+@dataclass(frozen=True)
+class ServiceCheck:
+    """What one request told of the service and the token: ``reachable``; ``token_accepted`` (``None``: not
+    known); ``words`` for each, one line each."""
+
+    reachable: bool
+    token_accepted: bool | None
+    service_words: str
+    token_words: str
+
+
+async def check_service(
+    base_url: str, token: str | None, *, client_factory: Callable[..., PigeonClient] | None = None
+) -> ServiceCheck:
+    """One request (the account's inboxes), with a short timeout and no retry: is the service there, does it take
+    the token. Without a token the request goes without one: an answer still says the service is there."""
+    if client_factory is None:
+        from pigeon.api.client import PigeonClient
+
+        client_factory = PigeonClient
+    client = client_factory(base_url, token or "none", timeout=CHECK_TIMEOUT, max_retries=0)
+    try:
+        inboxes = await asyncio.wait_for(client.inboxes.list(), CHECK_TIMEOUT * 2)
+    except Unauthorized:
+        told = "refused by the service" if token else "none to check"
+        return ServiceCheck(True, False if token else None, "reachable", told)
+    except (ConnectionFailed, TimeoutError) as exc:
+        why = str(exc) if isinstance(exc, ConnectionFailed) else f"no answer within {CHECK_TIMEOUT * 2:g} s"
+        return ServiceCheck(False, None, f"not reachable: {why}", "not checked (no answer)")
+    except StatusError as exc:
+        return ServiceCheck(True, None, f"reachable, but it answered with an error: {exc}", "not known")
+    except PigeonError as exc:
+        return ServiceCheck(True, None, f"reachable, but its answer is not the service's: {exc}", "not known")
+    finally:
+        await client.aclose()
+    if not token:
+        return ServiceCheck(True, None, "reachable", "none to check")
+    return ServiceCheck(True, True, "reachable", f"accepted ({len(inboxes)} inbox{'' if len(inboxes) == 1 else 'es'})")

@@ -1,6 +1,7 @@
 """The local store: a cache of the service's mail plus Pigeon's own triage state, in SQLite.
 
-One database per profile (``<data dir>/store/<profile>.sqlite3``). The service has no read, star or archive
+One database per profile (``<data dir>/store/<profile>.sqlite3``), holding one account's mail (see
+:mod:`~pigeon.store.account`). The service has no read, star or archive
 operation, so that state lives here, next to a cache of inboxes, threads, messages and contacts, a full-text
 index, and an undo stack. Store rows and wire models are separate: the cache keeps each resource's JSON as the
 service sent it, and the columns the list and search need. The concerns live in their own modules: the tables in
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from pigeon import locations
 from pigeon.sqlite import SchemaTooNew
+from pigeon.store.account import Account, AccountStore, OtherAccount
 from pigeon.store.cache import CacheStore, UnknownThread, iso
 from pigeon.store.predicates import SORTS, VIEWS
 from pigeon.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -24,8 +26,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "SORTS",
     "VIEWS",
+    "Account",
     "Change",
     "MailStore",
+    "OtherAccount",
     "SchemaTooNew",
     "StoredThread",
     "UndoStep",
@@ -40,11 +44,14 @@ def store_path(profile: str) -> Path:
     return locations.data_dir() / "store" / f"{safe}.sqlite3"
 
 
-class MailStore(CacheStore, ViewStore, TriageStore):
-    """The local store. ``path`` may be ``":memory:"`` (``pigeon demo``, tests)."""
+class MailStore(CacheStore, ViewStore, TriageStore, AccountStore):
+    """The local store of one account. ``path`` may be ``":memory:"`` (``pigeon demo``, tests)."""
 
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, MIGRATIONS, folder_mode=0o700)
+
+    def _forget_cached(self) -> None:
+        self._kept_contacts = None
 
     @classmethod
     def for_profile(cls, profile: str) -> MailStore:

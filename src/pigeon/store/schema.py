@@ -87,7 +87,17 @@ INSERT INTO search (rowid, thread_id, subject, sender, recipients, body)
 DROP TABLE search_v2;
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3]
+# Version 4: the account (and service) whose mail the store holds, so that another account's never goes in.
+_ACCOUNT_V4 = """
+CREATE TABLE account (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    account_id  TEXT NOT NULL,
+    base_url    TEXT NOT NULL,
+    email       TEXT NOT NULL DEFAULT ''
+);
+"""
+
+MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _ACCOUNT_V4]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pigeon.store.account import account_of
 from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import MailStore
 
@@ -122,7 +123,13 @@ async def sync(
     async for page in client.inboxes.iter_pages():
         inboxes += page.items
         skipped += page.skipped
-    await asyncio.to_thread(store.put_inboxes, inboxes)
+    account = account_of(inboxes, getattr(client, "base_url", ""))
+
+    def keep_inboxes() -> None:
+        store.claim(account)  # whose mail this is, before anything is written: never another account's
+        store.put_inboxes(inboxes)
+
+    await asyncio.to_thread(keep_inboxes)
     threads: list[Thread] = []
     changed: list[str] = []
     gate = asyncio.Semaphore(concurrency)

@@ -21,7 +21,14 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from pigeon.config import Config, ConfigError
-from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, StoreUnwritable, Unauthorized
+from pigeon.core.errors import (
+    ConnectionFailed,
+    OtherAccount,
+    PigeonError,
+    RateLimited,
+    StoreUnwritable,
+    Unauthorized,
+)
 from pigeon.core.mail import MailCore, MailStore
 from pigeon.core.session import ClientFactory
 from pigeon.sanitize import clean, clean_line
@@ -168,6 +175,8 @@ class PigeonApp(ReportsFailures, App[None]):
         error, doing = event.error, event.doing
         if isinstance(error, Unauthorized):
             self.show_login("The service refused the token (it may have expired). Log in again.")
+        elif isinstance(error, OtherAccount):  # nothing of that account was written: log in to it, or start afresh
+            self.show_login(str(error))
         elif isinstance(error, ConnectionFailed):
             self.tell_screens(Offline)
             self.notify(f"{error} Press ctrl+r to retry.", title="Offline", severity="warning", timeout=8, markup=False)

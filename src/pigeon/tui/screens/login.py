@@ -1,4 +1,5 @@
-"""The login screen: service URL and token (masked), checked against the service before it is kept."""
+"""The login screen: service URL and token (masked), checked against the service (and its account against the
+profile's store) before it is kept."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
-from pigeon.core.errors import ConnectionFailed, PigeonError, Unauthorized
+from pigeon.config import check_base_url
+from pigeon.core.errors import Account, ConnectionFailed, OtherAccount, PigeonError, Unauthorized
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LoggedIn
@@ -29,6 +31,8 @@ class LoginScreen(Screen[None]):
         self.core = core
         self.base_url = base_url
         self.message = message
+        self.afresh_for: tuple[str, str] | None = None
+        """The address and token the user was asked about: logging in with them again starts the store afresh."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog login"):
@@ -39,11 +43,18 @@ class LoginScreen(Screen[None]):
             yield Input(placeholder="your access token", password=True, id="token")
             yield Static(Content(self.message), id="login-error", markup=False)
             yield Button("Log in", id="login", variant="primary")
-            yield Static(Content.styled("The token is kept in your OS keyring, never in a file.", "dim"), markup=False)
+            yield Static(id="token-keeping", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#token" if self.base_url else "#base-url", Input).focus()
+        self.say_where_the_token_goes()
+
+    @work(thread=True, exit_on_error=False, description="asking the keyring")
+    def say_where_the_token_goes(self) -> None:
+        """Where a login keeps the token (the keyring is asked which it is: off the event loop)."""
+        words = self.core.token_keeping()
+        self.app.call_from_thread(self.query_one("#token-keeping", Static).update, Content.styled(words, "dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "base-url":
@@ -63,17 +74,33 @@ class LoginScreen(Screen[None]):
         if not base_url:
             self.say("Enter the service URL.")
             return
+        try:
+            check_base_url(base_url, "Service URL")
+        except ValueError as exc:
+            self.say(str(exc))
+            return
         if not token:
             self.say("Enter the token.")
             return
         self.query_one("#login", Button).disabled = True
         self.query_one("#login-error", Static).update(Content.styled("Checking…", "italic"))
-        self.verify(base_url, token)
+        self.verify(base_url, token, afresh=self.afresh_for == (base_url, token))
 
     @work(exclusive=True, group="login", exit_on_error=False)
-    async def verify(self, base_url: str, token: str) -> None:
+    async def verify(self, base_url: str, token: str, *, afresh: bool = False) -> None:
         try:
-            warning = await self.core.login(base_url, token)
+            warning = await self.core.login(base_url, token, start_afresh=afresh)
+        except OtherAccount as exc:
+            if exc.held is not None:
+                self.afresh_for = (base_url, token)
+                self.say(
+                    f"This profile's store holds the mail of {exc.held.words}; this token is of "
+                    f"{Account.named(exc.given)}. "
+                    "Press Log in again to start the store afresh for it (its mail, triage state, labels and undo "
+                    "are removed), or quit and use another profile (pigeon --profile NAME)."
+                )
+            else:
+                self.say(str(exc))
         except Unauthorized:
             self.say("The service refused this token. Check it and try again.")
         except ConnectionFailed as exc:
