@@ -99,6 +99,7 @@ class MailCore(Session):
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._indexing: asyncio.Task[int] | None = None
+        self._stored_new: list[Message] = []  # new messages stored by syncs that did not finish: the next reports them
 
     async def close(self) -> None:
         if self._indexing is not None:  # (what is left is indexed after the next sync)
@@ -138,7 +139,9 @@ class MailCore(Session):
         """Bring the store up to date with the service (only what changed). The text of what came goes into the
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
-        report = await sync(await self.connect(), self.store, on_progress=on_progress, index=index_now)
+        client = await self.connect()
+        report = await sync(client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new)
+        self._stored_new = []
         self.inboxes = list(report.inbox_list)
         if report.changed:  # contacts that came with new mail (on a first sync, all of them)
             await self.learn_stored_contacts()
@@ -384,6 +387,7 @@ class MailCore(Session):
         self.live.name = vault_name(self.config.profile, self.service_url)
         return planned or await self.live.start(await self.connect(), on_event)
 
-    async def check_live(self, changed: Iterable[str]) -> bool:
-        """After a timed check for mail: replace a subscription that stopped delivering (``True`` if it did)."""
-        return await self.live.check(await self.connect(), changed)
+    async def check_live(self, stored: Iterable[Message]) -> Mode | None:
+        """After a sync, with the messages it stored new: a subscription whose deliveries stopped is replaced (or
+        given up); the new mode when how mail comes changed, else ``None``."""
+        return await self.live.check(await self.connect(), stored)

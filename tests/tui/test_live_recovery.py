@@ -1,0 +1,83 @@
+"""A start without the service: the app checks again by itself (soon, then less often) and recovers as soon as the
+service answers; ctrl+r meanwhile makes no second schedule of checks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import httpx
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.tui.app import make_app
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, SIZE, frozen_clock, settle
+
+
+class Switch(httpx.AsyncBaseTransport):
+    """The service behind a switch: while ``down``, every connection is refused; each sync's start is timed."""
+
+    def __init__(self, service: Service) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.down = True
+        self.syncs: list[float] = []  # when each sync asked for the inboxes (its first request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/inboxes" and request.method == "GET":
+            self.syncs.append(time.monotonic())
+        if self.down:
+            raise httpx.ConnectError("connection refused", request=request)
+        return await self.inner.handle_async_request(request)
+
+
+def factory(switch: Switch) -> Callable[[str, str], PigeonClient]:
+    def make(base_url: str, token: str) -> PigeonClient:
+        return PigeonClient(base_url, token, http_client=httpx.AsyncClient(transport=switch), max_retries=0)
+
+    return make
+
+
+async def test_a_start_without_the_service_recovers_by_itself(service: Service) -> None:
+    switch = Switch(service)
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.offline)
+        await settle(pilot, app, lambda: len(switch.syncs) >= 3)  # it tries again by itself, more than once
+        assert screen.offline
+        assert "again in" in str(screen.status)
+        switch.down = False  # the service comes up: no key pressed
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: not screen.offline and len(threads.source) > 0, within=30)
+        assert not screen.query_one("#offline").has_class("shown")
+        assert screen.check_delay == 0.3  # back to the regular check
+
+
+async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule(service: Service) -> None:
+    switch = Switch(service)
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=2.0,  # the first retry comes after 2 s, the next after 4 s
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.offline and screen.check_delay == 2.0)
+        assert len(switch.syncs) == 1
+        await pilot.press("ctrl+r")  # before the retry that is due: it replaces it, and fails too
+        await settle(pilot, app, lambda: len(switch.syncs) == 2 and screen.check_delay == 4.0)
+        await settle(pilot, app, lambda: len(switch.syncs) >= 3, within=30)
+        # The retry the start scheduled was called off: the next check came a whole doubled delay after ctrl+r.
+        assert switch.syncs[2] - switch.syncs[1] >= 4.0 - 0.05
+        assert len(switch.syncs) == 3
