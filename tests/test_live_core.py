@@ -4,6 +4,8 @@ and how new mail comes, said with its reason."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import random
 import socket
 from collections.abc import Iterator
@@ -13,7 +15,10 @@ from typing import Any
 import pytest
 
 from pigeon.api import PigeonClient
-from pigeon.core.live import DELIVERY_MARGIN, Live, MemoryVault, plan
+from pigeon.cli import main
+from pigeon.config import load_config
+from pigeon.core.live import DELIVERY_MARGIN, KeyringVault, Live, MemoryVault, plan
+from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.db import Database
@@ -132,18 +137,42 @@ async def test_a_refused_subscription_says_why() -> None:
     assert mode.status(60) == "checking every 60 s (webhook refused)"
 
 
-def test_the_plan_says_why_webhooks_cannot_work() -> None:
-    assert plan(True, "http://127.0.0.1:8025", can_keep=True) is None
-    remote = plan(True, "https://mail.example.com", can_keep=True)
-    assert remote is not None
+def test_the_plan_says_why_webhooks_cannot_work(plain_file_keyring: Any) -> None:
+    near, vault = "http://127.0.0.1:8025", MemoryVault()
+    assert plan(True, near, vault).webhooks
+    remote = plan(True, "https://mail.example.com", vault)
+    assert not remote.webhooks
     assert "not on this machine" in remote.why
     assert remote.words(60).startswith("a check every 60 s")
-    no_keyring = plan(True, "http://127.0.0.1:8025", can_keep=False)
-    assert no_keyring is not None
+    no_keyring = plan(True, near, KeyringVault())  # a keyring that would write plain files keeps no secret
+    assert not no_keyring.webhooks
     assert "keyring" in no_keyring.why
-    off = plan(False, "http://127.0.0.1:8025", can_keep=True)
-    assert off is not None
+    off = plan(False, near, vault)
     assert off.status(30) == "checking every 30 s (live off)"
+
+
+@pytest.mark.parametrize("token_in_environment", [False, True])
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8025", "https://mail.example.com"])
+async def test_pigeon_status_and_the_app_say_the_same_of_how_mail_comes(
+    plain_file_keyring: Any, monkeypatch: pytest.MonkeyPatch, token_in_environment: bool, base_url: str
+) -> None:
+    """No keyring to keep a subscription in: the app polls, wherever its token came from, and says so as status
+    does (the app once went live with a subscription nothing kept when the token came from PIGEON_TOKEN)."""
+    if token_in_environment:
+        monkeypatch.setenv("PIGEON_TOKEN", "a-token")
+    out = io.StringIO()
+    assert main(["status", "--json", "--base-url", base_url], out=out) == 0
+    said = json.loads(out.getvalue())["new_mail"]
+    # The app as ``pigeon`` makes it: the token kept in the keyring only when it did not come from the environment.
+    core = MailCore(
+        load_config(base_url=base_url), MailStore(":memory:"), token="a-token", remember_token=not token_in_environment
+    )
+    try:
+        mode = await core.start_live(lambda _data: None)
+    finally:
+        await core.close()
+    assert not mode.webhooks
+    assert mode.words(core.poll_interval) == said
 
 
 # --- telling deliveries that stopped from deliveries that are late ------------------------------------------------

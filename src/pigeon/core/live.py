@@ -93,20 +93,24 @@ class Mode:
         return f"checking every {poll_interval:.0f} s" + (f" ({self.short})" if self.short else "")
 
 
-def plan(live_wanted: bool, base_url: str, can_keep: bool) -> Mode | None:
-    """Why webhooks cannot be used, known before trying (``None``: they may be)."""
+def plan(live_wanted: bool, base_url: str, vault: Vault) -> Mode:
+    """How new mail will come, as far as is known before trying: no webhooks and why, or webhooks to try (the
+    service may still refuse them). The one answer for ``pigeon status`` and the app; the keyring is asked last."""
     if not live_wanted:
         return Mode(False, "live = false in the config", "live off")
     if not is_loopback(base_url):
         return Mode(False, "the service is not on this machine, so it cannot reach a receiver here")
-    if not can_keep:
+    if not vault.can_keep():
         return Mode(False, "no keyring to keep a webhook subscription's secret in", "no keyring")
-    return None
+    return Mode(True, f"while the app runs: the service is on this machine; {vault.where}")
 
 
 class Vault(Protocol):
     """Where the kept subscription is (its secret included)."""
 
+    where: str  # said in ``pigeon status``
+
+    def can_keep(self) -> bool: ...
     def load(self, name: str) -> str | None: ...
     def save(self, name: str, value: str) -> bool: ...
     def forget(self, name: str) -> None: ...
@@ -115,8 +119,13 @@ class Vault(Protocol):
 class MemoryVault:
     """For the demo (its service lives as long as the app) and tests."""
 
+    where = "its subscription lasts as long as the app"
+
     def __init__(self) -> None:
         self.kept: dict[str, str] = {}
+
+    def can_keep(self) -> bool:
+        return True
 
     def load(self, name: str) -> str | None:
         return self.kept.get(name)
@@ -132,6 +141,11 @@ class MemoryVault:
 class KeyringVault:
     """The OS keyring (never a keyring that writes plain files)."""
 
+    where = "one subscription is kept in the keyring"
+
+    def can_keep(self) -> bool:
+        return credentials.can_keep_secrets()
+
     def load(self, name: str) -> str | None:
         return credentials.read_secret(name)
 
@@ -140,6 +154,12 @@ class KeyringVault:
 
     def forget(self, name: str) -> None:
         credentials.forget_secret(name)
+
+
+def subscription_vault(*, keeps_nothing: bool) -> Vault:
+    """Where a profile's subscription is kept: the keyring (wherever the token comes from, so that each start uses
+    the one subscription again), or memory for a session that keeps nothing on this machine (the demo)."""
+    return MemoryVault() if keeps_nothing else KeyringVault()
 
 
 @dataclass(frozen=True)
