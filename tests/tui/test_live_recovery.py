@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -81,3 +82,30 @@ async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule
         # The retry the start scheduled was called off: the next check came a whole doubled delay after ctrl+r.
         assert switch.syncs[2] - switch.syncs[1] >= 4.0 - 0.05
         assert len(switch.syncs) == 3
+
+
+async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Service) -> None:
+    switch = Switch(service)
+    switch.down = False
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    attempts: list[int] = []
+    real_sync = app.core.sync
+
+    async def full_disk(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise OSError(28, "No space left on device")
+        return await real_sync(*args, **kwargs)
+
+    app.core.sync = full_disk  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: len(attempts) >= 3 and len(threads.source) > 0, within=30)
+        assert screen.check_delay == 0.3

@@ -68,16 +68,18 @@ class LiveUpdates(HandsOff):
         the check a timer started. Whatever started it, it schedules the next check when it ends (this load is the
         check a pending one would make, so that one is called off: ctrl+r never makes two)."""
         self._stop_check()
+        if timed and self._failing:
+            self.set_status(Content.styled("Checking for mail…", "italic"))
         try:
             await self._load_mail()
-        except PigeonError as exc:
+        except Exception as exc:  # whatever failed (the service, the disk), the next check is scheduled
             if isinstance(exc, Unauthorized):
                 raise  # the app asks for a login: no point checking again with this token
             delay = min(self.check_delay * 2, MAX_CHECK_DELAY) if self._failing else self._first_retry()
             self._failing = True
             self._schedule_check(delay)
             self.set_status(
-                Content.styled(f"Could not check for mail · again in {delay:.0f} s · ctrl+r to retry now", "$warning")
+                Content.styled(f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now", "$warning")
             )
             if timed and self.offline and isinstance(exc, ConnectionFailed):
                 return  # the banner already says it: no new note at every try
