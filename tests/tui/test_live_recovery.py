@@ -15,7 +15,7 @@ from pigeon.tui.app import make_app
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, frozen_clock, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, settle
 
 
 class Switch(httpx.AsyncBaseTransport):
@@ -24,6 +24,7 @@ class Switch(httpx.AsyncBaseTransport):
     def __init__(self, service: Service) -> None:
         self.inner = httpx.ASGITransport(app=service.app)
         self.down = True
+        self.broken = False  # up, but answering every request with a server error
         self.syncs: list[float] = []  # when each sync asked for the inboxes (its first request)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -31,6 +32,8 @@ class Switch(httpx.AsyncBaseTransport):
             self.syncs.append(time.monotonic())
         if self.down:
             raise httpx.ConnectError("connection refused", request=request)
+        if self.broken:
+            return httpx.Response(500, json={"error": {"code": "internal", "message": "broken"}}, request=request)
         return await self.inner.handle_async_request(request)
 
 
@@ -50,11 +53,13 @@ async def test_a_start_without_the_service_recovers_by_itself(service: Service) 
         clock=frozen_clock,
         poll_interval=0.3,
     )
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         screen: MainScreen = app.screen  # type: ignore[assignment]
         await settle(pilot, app, lambda: screen.offline)
         await settle(pilot, app, lambda: len(switch.syncs) >= 3)  # it tries again by itself, more than once
         assert screen.offline
+        assert [n.title for n in notes].count("Offline") == 1  # said once: the banner stays meanwhile
         assert "again in" in str(screen.status)
         switch.down = False  # the service comes up: no key pressed
         threads = screen.query_one(ThreadList)
@@ -109,3 +114,24 @@ async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Servic
         threads = screen.query_one(ThreadList)
         await settle(pilot, app, lambda: len(attempts) >= 3 and len(threads.source) > 0, within=30)
         assert screen.check_delay == 0.3
+
+
+async def test_a_failing_service_is_said_once_while_the_checks_go_on(service: Service) -> None:
+    switch = Switch(service)
+    switch.down, switch.broken = False, True
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: len(switch.syncs) >= 4)
+        assert len([n for n in notes if n.severity == "error"]) == 1
+        assert "again in" in str(screen.status)
+        switch.broken = False
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: len(threads.source) > 0 and screen.check_delay == 0.3, within=30)

@@ -68,7 +68,8 @@ class LiveUpdates(HandsOff):
         the check a timer started. Whatever started it, it schedules the next check when it ends (this load is the
         check a pending one would make, so that one is called off: ctrl+r never makes two)."""
         self._stop_check()
-        if timed and self._failing:
+        retrying = timed and self._failing
+        if retrying:
             self.set_status(Content.styled("Checking for mail…", "italic"))
         try:
             await self._load_mail()
@@ -81,8 +82,8 @@ class LiveUpdates(HandsOff):
             self.set_status(
                 Content.styled(f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now", "$warning")
             )
-            if timed and self.offline and isinstance(exc, ConnectionFailed):
-                return  # the banner already says it: no new note at every try
+            if retrying and (self.offline or not isinstance(exc, ConnectionFailed)):
+                return  # said at the first failure (and by the banner, when offline): not again at every try
             raise
         self._failing = False
         self._schedule_check(self._regular_delay())
