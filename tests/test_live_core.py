@@ -4,6 +4,8 @@ and how new mail comes, said with its reason."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import random
 import socket
 from collections.abc import Iterator
@@ -13,14 +15,19 @@ from typing import Any
 import pytest
 
 from pigeon.api import PigeonClient
-from pigeon.core.live import Live, MemoryVault, plan
+from pigeon.cli import main
+from pigeon.config import load_config
+from pigeon.core.live import DELIVERY_MARGIN, KeyringVault, Live, MemoryVault, plan
+from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.db import Database
 from pigeon.server.demo import populate
-from pigeon.server.live import new_message
+from pigeon.server.live import live_traffic, new_message
 from pigeon.server.run import ServiceThread, start_in_thread
 from pigeon.server.webhooks import DeliveryPolicy
+from pigeon.store.mailstore import MailStore
+from pigeon.store.sync import sync
 
 NAME = "default webhook http://127.0.0.1"
 
@@ -96,22 +103,6 @@ async def test_one_subscription_is_kept_across_runs_and_its_deliveries_reach_the
         await second.stop()
 
 
-async def test_a_subscription_that_went_silent_is_replaced(loopback: LoopbackService) -> None:
-    vault = MemoryVault()
-    async with PigeonClient(loopback.service.base_url, loopback.token) as client:
-        live = Live(vault, NAME)
-        assert (await live.start(client, lambda _data: None)).webhooks
-        kept = vault.kept[NAME]
-        assert not await live.check(client, [])  # nothing changed: nothing to tell
-        [hook] = loopback.subscriptions()
-        loopback.db.set_webhook_status(hook["id"], WebhookStatus.FAILED)  # the service gave up while we were away
-        assert await live.check(client, ["thread-nobody-announced"])
-        assert live.renewed == 1
-        assert vault.kept[NAME] != kept
-        assert sorted(h["status"] for h in loopback.subscriptions()) == ["active", "failed"]
-        await live.stop()
-
-
 async def test_a_taken_port_means_a_new_subscription(loopback: LoopbackService) -> None:
     vault = MemoryVault()
     async with PigeonClient(loopback.service.base_url, loopback.token) as client:
@@ -146,15 +137,178 @@ async def test_a_refused_subscription_says_why() -> None:
     assert mode.status(60) == "checking every 60 s (webhook refused)"
 
 
-def test_the_plan_says_why_webhooks_cannot_work() -> None:
-    assert plan(True, "http://127.0.0.1:8025", can_keep=True) is None
-    remote = plan(True, "https://mail.example.com", can_keep=True)
-    assert remote is not None
+def test_the_plan_says_why_webhooks_cannot_work(plain_file_keyring: Any) -> None:
+    near, vault = "http://127.0.0.1:8025", MemoryVault()
+    assert plan(True, near, vault).webhooks
+    remote = plan(True, "https://mail.example.com", vault)
+    assert not remote.webhooks
     assert "not on this machine" in remote.why
     assert remote.words(60).startswith("a check every 60 s")
-    no_keyring = plan(True, "http://127.0.0.1:8025", can_keep=False)
-    assert no_keyring is not None
+    no_keyring = plan(True, near, KeyringVault())  # a keyring that would write plain files keeps no secret
+    assert not no_keyring.webhooks
     assert "keyring" in no_keyring.why
-    off = plan(False, "http://127.0.0.1:8025", can_keep=True)
-    assert off is not None
+    off = plan(False, near, vault)
     assert off.status(30) == "checking every 30 s (live off)"
+
+
+@pytest.mark.parametrize("token_in_environment", [False, True])
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8025", "https://mail.example.com"])
+async def test_pigeon_status_and_the_app_say_the_same_of_how_mail_comes(
+    plain_file_keyring: Any, monkeypatch: pytest.MonkeyPatch, token_in_environment: bool, base_url: str
+) -> None:
+    """No keyring to keep a subscription in: the app polls, wherever its token came from, and says so as status
+    does (the app once went live with a subscription nothing kept when the token came from PIGEON_TOKEN)."""
+    if token_in_environment:
+        monkeypatch.setenv("PIGEON_TOKEN", "a-token")
+    out = io.StringIO()
+    assert main(["status", "--json", "--base-url", base_url], out=out) == 0
+    said = json.loads(out.getvalue())["new_mail"]
+    # The app as ``pigeon`` makes it: the token kept in the keyring only when it did not come from the environment.
+    core = MailCore(
+        load_config(base_url=base_url), MailStore(":memory:"), token="a-token", remember_token=not token_in_environment
+    )
+    try:
+        mode = await core.start_live(lambda _data: None)
+    finally:
+        await core.close()
+    assert not mode.webhooks
+    assert mode.words(core.poll_interval) == said
+
+
+# --- telling deliveries that stopped from deliveries that are late ------------------------------------------------
+
+POLL = 60.0  # the simulated seconds between two checks for mail
+
+
+class Clock:
+    """A monotonic clock the test moves on: each check for mail is a simulated minute later."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def busy() -> Iterator[LoopbackService]:
+    """A service on loopback with new mail every few hundredths of a second, and its deliveries quick to retry."""
+    db = Database(":memory:")
+    account = db.ensure_account("me")
+    populate(db, account, threads=6, contacts=4, seed=5)
+    settings = ServerSettings(
+        allow_private_webhooks=True,
+        delivery=DeliveryPolicy(first_delay=0.05, max_attempts=3),
+        background=[live_traffic(0.03, seed=7)],
+    )
+    app = create_app(db, settings)
+    service = start_in_thread(app, db=db)
+    yield LoopbackService(service, db, account, db.create_token(account), app.state.deliverer)
+    service.stop()
+    db.close()
+
+
+async def checks(live: Live, client: PigeonClient, store: MailStore, clock: Clock, heard: Heard, count: int) -> list:
+    """``count`` checks for mail, each a simulated minute after the last and after a delivery arrived (the traffic
+    goes on meanwhile, so a check also finds mail whose delivery is still on its way); what each check said."""
+    said = []
+    for _ in range(count):
+        heard.arrived.clear()
+        async with asyncio.timeout(15):
+            await heard.arrived.wait()
+        report = await sync(client, store)
+        said.append(await live.check(client, report.new_messages))
+        clock.now += POLL
+    return said
+
+
+async def test_a_long_live_session_with_working_webhooks_never_subscribes_again(busy: LoopbackService) -> None:
+    clock, heard, store = Clock(), Heard(), MailStore(":memory:")
+    async with PigeonClient(busy.service.base_url, busy.token) as client:
+        await sync(client, store)  # before listening: mail created until the subscription starts is never delivered
+        live = Live(MemoryVault(), NAME, clock=clock)
+        assert (await live.start(client, heard)).webhooks
+        said = await checks(live, client, store, clock, heard, 20)  # twenty simulated minutes
+        # A message the service announces with no event at all, while the others are delivered.
+        thread = busy.db.random_rows("threads", busy.account, 1)[0]
+        with busy.db.transaction() as conn:
+            busy.db.insert_message(
+                conn,
+                busy.account,
+                {
+                    "thread_id": thread["id"],
+                    "inbox_id": thread["inbox_id"],
+                    "direction": "MESSAGE_DIRECTION_INBOUND",
+                    "status": "MESSAGE_STATUS_RECEIVED",
+                    "subject": "no event for this one",
+                },
+            )
+        said += await checks(live, client, store, clock, heard, 10)
+        await live.stop()
+    store.close()
+    assert said == [None] * 30
+    assert live.renewed == 0
+    assert len(busy.subscriptions()) == 1
+    assert len(heard.events) > 30
+
+
+async def test_a_subscription_that_really_stopped_is_replaced_exactly_once(loopback: LoopbackService) -> None:
+    clock, heard, store, rng = Clock(), Heard(), MailStore(":memory:"), random.Random(3)
+    async with PigeonClient(loopback.service.base_url, loopback.token) as client:
+        await sync(client, store)
+        live = Live(MemoryVault(), NAME, clock=clock)
+        assert (await live.start(client, heard)).webhooks
+        kept = live.vault.load(NAME)  # type: ignore[attr-defined]
+        [hook] = loopback.subscriptions()
+        loopback.db.set_webhook_status(hook["id"], WebhookStatus.FAILED)  # the service gives up on it
+        said = []
+        while not said or said[-1] is None:  # each check finds mail that no delivery tells of
+            clock.now += POLL
+            new_message(loopback.db, loopback.deliverer, loopback.account, rng, outbound=False)
+            report = await sync(client, store)
+            said.append(await live.check(client, report.new_messages))
+        # Replaced at the first check past the margin after the first unannounced mail: not before (a late delivery
+        # is no stop), and not later.
+        assert len(said) == int(DELIVERY_MARGIN / POLL) + 1
+        renewed = said[-1]
+        assert renewed is not None
+        assert renewed.webhooks
+        assert live.vault.load(NAME) != kept  # type: ignore[attr-defined]
+        for _ in range(10):  # the new subscription delivers
+            clock.now += POLL
+            heard.arrived.clear()
+            new_message(loopback.db, loopback.deliverer, loopback.account, rng, outbound=False)
+            async with asyncio.timeout(15):
+                await heard.arrived.wait()
+            report = await sync(client, store)
+            said.append(await live.check(client, report.new_messages))
+        await live.stop()
+    store.close()
+    assert said[-10:] == [None] * 10
+    assert live.renewed == 1
+    assert sorted(h["status"] for h in loopback.subscriptions()) == ["active", "failed"]
+
+
+async def test_a_replacement_that_never_delivers_ends_webhooks_instead_of_subscribing_again(
+    loopback: LoopbackService,
+) -> None:
+    clock, store, rng = Clock(), MailStore(":memory:"), random.Random(4)
+    async with PigeonClient(loopback.service.base_url, loopback.token) as client:
+        await sync(client, store)
+        live = Live(MemoryVault(), NAME, clock=clock)
+        assert (await live.start(client, lambda _data: None)).webhooks
+        modes = []
+        for _ in range(3 * int(DELIVERY_MARGIN / POLL) + 3):
+            for hook in loopback.subscriptions():  # the service can never deliver to this machine
+                loopback.db.set_webhook_status(hook["id"], WebhookStatus.FAILED)
+            clock.now += POLL
+            new_message(loopback.db, loopback.deliverer, loopback.account, rng, outbound=False)
+            report = await sync(client, store)
+            mode = await live.check(client, report.new_messages)
+            if mode is not None:
+                modes.append(mode)
+    store.close()
+    assert [m.webhooks for m in modes] == [True, False]  # subscribed again once, then checks alone
+    assert modes[1].status(60) == "checking every 60 s (webhooks stopped)"
+    assert live.receiver is None
+    assert len(loopback.subscriptions()) == 2

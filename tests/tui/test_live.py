@@ -257,17 +257,34 @@ async def test_a_delivered_status_reaches_an_open_reader_by_the_regular_check(se
         assert [m.status for m in stored if m.id == message_id] == ["MESSAGE_STATUS_DELIVERED"]
 
 
-def created_events(app: Any, count: int) -> list[dict[str, Any]]:
-    """``message.created`` events for inbound messages already in the store (the app knows their threads)."""
-    from pigeon.models import MessageDirection
-
+def arrive(service: Service, app: Any, count: int, *, sender: str = "news@example.com") -> list[dict[str, Any]]:
+    """New mail at the service, in threads the app has stored: its ``message.created`` events."""
     events = []
-    for thread in stored_threads(app):
-        for message in app.core.store.messages(thread.id):
-            if message.direction != MessageDirection.OUTBOUND and len(events) < count:
-                events.append({"type": "message.created", "data": {"message": message.model_dump(mode="json")}})
+    for number, thread in enumerate(stored_threads(app)[:count]):
+        message_id = service.add_message(
+            service.alice, thread.id or "", subject=f"arrival {number}", sender_address=sender
+        )
+        message = service.db.get_message(service.alice.id, message_id)
+        assert message is not None
+        events.append({"type": "message.created", "data": {"message": message.model_dump(mode="json")}})
     assert len(events) == count
     return events
+
+
+class Syncs:
+    """Counts the app's syncs that ended (so a test can await the one an event started)."""
+
+    def __init__(self, app: Any) -> None:
+        self.ended = 0
+        real = app.core.sync
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await real(*args, **kwargs)
+            finally:
+                self.ended += 1
+
+        app.core.sync = counted
 
 
 async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_open(service: Service) -> None:
@@ -278,21 +295,57 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
-        for data in created_events(app, 3):
+        for data in arrive(service, app, 3, sender="ann@example.com"):
             screen.post_message(LiveEvent(data))
         await settle(pilot, app, lambda: "New mail" in notes.text)
-        assert next(n.message for n in notes if n.title == "New mail").startswith("3 new messages, from ")
+        assert [n.message for n in notes if n.title == "New mail"] == ["3 new messages, from ann@example.com"]
         notes.clear()
 
         app.push_screen(ConfirmScreen(Content("Really?")))
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        for data in created_events(app, 2):
+        syncs = Syncs(app)
+        for data in arrive(service, app, 2):
             screen.post_message(LiveEvent(data))
-        await pilot.pause(2 * 1.5)  # past the moment the note would have come: held, since a question is open
-        assert "New mail" not in notes.text
+        await settle(pilot, app, lambda: syncs.ended >= 1 and screen._announce_timer is None and screen._arrived)
+        assert "New mail" not in notes.text  # the moment for the note has passed: held, since a question is open
         await pilot.press("n")
         await settle(pilot, app, lambda: "New mail" in notes.text)
         assert "2 new messages" in notes.text
+
+
+async def test_a_delivery_signed_again_and_again_makes_one_note_of_one_message(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        [event] = arrive(service, app, 1, sender="once@example.com")
+        for _ in range(5):  # the same event, delivered five times (each a fresh signature: not a replay)
+            screen.post_message(LiveEvent(dict(event)))
+        await settle(pilot, app, lambda: "New mail" in notes.text)
+        syncs = Syncs(app)
+        for _ in range(5):  # and again, after its mail is stored
+            screen.post_message(LiveEvent(dict(event)))
+        await settle(pilot, app, lambda: syncs.ended >= 1 and screen._announce_timer is None)
+        assert [n.message for n in notes if n.title == "New mail"] == ["once@example.com: arrival 0"]
+
+
+async def test_a_delivery_about_mail_the_sync_does_not_store_makes_no_note(service: Service) -> None:
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        bobs_thread = service.db.list_threads(service.bob.id, page_size=1, page_token=None)[0][0]
+        bobs = service.db.get_message(service.bob.id, service.add_message(service.bob, bobs_thread.id or ""))
+        assert bobs is not None
+        syncs = Syncs(app)
+        screen.post_message(LiveEvent({"type": "message.created", "data": {"message": bobs.model_dump(mode="json")}}))
+        await settle(pilot, app, lambda: syncs.ended >= 1)
+        assert bobs_thread.id not in {t.id for t in stored_threads(app)}
+        assert not screen._arrived
+        assert screen._announce_timer is None  # no note is on its way
+        assert "New mail" not in notes.text
 
 
 async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_environment: Path) -> None:
@@ -304,8 +357,13 @@ async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_envir
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
-        for data in created_events(app, 2):
+        syncs = Syncs(app)
+        events = arrive(service, app, 2)
+        for data in events:
             screen.post_message(LiveEvent(data))
-        await settle(pilot, app, lambda: screen._live_timer is not None)
-        await pilot.pause(2 * 1.5)
+        await settle(pilot, app, lambda: syncs.ended >= 1)
+        message = events[0]["data"]["message"]
+        assert message["id"] in {m.id for m in app.core.store.messages(message["thread_id"])}  # stored, unannounced
+        assert not screen._arrived
+        assert screen._announce_timer is None
         assert "New mail" not in notes.text

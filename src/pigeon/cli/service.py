@@ -152,17 +152,11 @@ def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _new_mail_words(config: Config) -> str:
-    """How the app will learn of new mail on this profile, and why."""
-    from pigeon.core.live import BACKUP_FACTOR, plan
+    """How the app will learn of new mail on this profile, and why: the app's own plan, with the vault it uses."""
+    from pigeon.core.live import plan, subscription_vault
 
     profile = config.profile_config
-    planned = plan(profile.live, config.base_url, credentials.can_keep_secrets())
-    if planned is not None:
-        return planned.words(profile.poll_interval)
-    return (
-        f"live: webhooks while the app runs (the service is on this machine; one subscription is kept in the "
-        f"keyring), and a check every {profile.poll_interval * BACKUP_FACTOR:.0f} s"
-    )
+    return plan(profile.live, config.base_url, subscription_vault(keeps_nothing=False)).words(profile.poll_interval)
 
 
 def _token_words(source: credentials.TokenSource, config: Config, plain_file: str | None) -> str:

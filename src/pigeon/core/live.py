@@ -6,7 +6,8 @@ kept per profile and service, across runs: its receiver's address and secret are
 in-memory vault for the demo and tests), and the next start listens on the same address with the same secret
 instead of subscribing again (the spec has no way to delete a subscription, so each new one would keep delivering
 to a port nobody owns). A subscription can stop delivering for good while Pigeon is closed (the service gives up
-after its retries): when a check finds changed threads no event announced, a new subscription replaces it.
+after its retries): when synced mail stays unannounced past a margin while nothing is delivered at all, a new
+subscription replaces it, once.
 
 The caller (the TUI) gets each verified event and does its own timing; :class:`Mode` says which way mail comes
 and why. No Textual here.
@@ -16,8 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -32,6 +36,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("pigeon.core.live")
 
 BACKUP_FACTOR = 5  # with webhooks, the check for mail still runs, this many times less often
+DELIVERY_MARGIN = 300.0
+"""Seconds a stored message may wait for its delivery before deliveries count as stopped: more than the service's
+whole retry schedule (see docs/service-decisions.md, "Webhooks"), so a late delivery is never taken for a stop."""
+ANNOUNCED_KEPT = 2000  # ids of delivered messages remembered (a sync may store a message after its delivery)
 
 
 def is_loopback(base_url: str) -> bool:
@@ -85,20 +93,24 @@ class Mode:
         return f"checking every {poll_interval:.0f} s" + (f" ({self.short})" if self.short else "")
 
 
-def plan(live_wanted: bool, base_url: str, can_keep: bool) -> Mode | None:
-    """Why webhooks cannot be used, known before trying (``None``: they may be)."""
+def plan(live_wanted: bool, base_url: str, vault: Vault) -> Mode:
+    """How new mail will come, as far as is known before trying: no webhooks and why, or webhooks to try (the
+    service may still refuse them). The one answer for ``pigeon status`` and the app; the keyring is asked last."""
     if not live_wanted:
         return Mode(False, "live = false in the config", "live off")
     if not is_loopback(base_url):
         return Mode(False, "the service is not on this machine, so it cannot reach a receiver here")
-    if not can_keep:
+    if not vault.can_keep():
         return Mode(False, "no keyring to keep a webhook subscription's secret in", "no keyring")
-    return None
+    return Mode(True, f"while the app runs: the service is on this machine; {vault.where}")
 
 
 class Vault(Protocol):
     """Where the kept subscription is (its secret included)."""
 
+    where: str  # said in ``pigeon status``
+
+    def can_keep(self) -> bool: ...
     def load(self, name: str) -> str | None: ...
     def save(self, name: str, value: str) -> bool: ...
     def forget(self, name: str) -> None: ...
@@ -107,8 +119,13 @@ class Vault(Protocol):
 class MemoryVault:
     """For the demo (its service lives as long as the app) and tests."""
 
+    where = "its subscription lasts as long as the app"
+
     def __init__(self) -> None:
         self.kept: dict[str, str] = {}
+
+    def can_keep(self) -> bool:
+        return True
 
     def load(self, name: str) -> str | None:
         return self.kept.get(name)
@@ -124,6 +141,11 @@ class MemoryVault:
 class KeyringVault:
     """The OS keyring (never a keyring that writes plain files)."""
 
+    where = "one subscription is kept in the keyring"
+
+    def can_keep(self) -> bool:
+        return credentials.can_keep_secrets()
+
     def load(self, name: str) -> str | None:
         return credentials.read_secret(name)
 
@@ -132,6 +154,12 @@ class KeyringVault:
 
     def forget(self, name: str) -> None:
         credentials.forget_secret(name)
+
+
+def subscription_vault(*, keeps_nothing: bool) -> Vault:
+    """Where a profile's subscription is kept: the keyring (wherever the token comes from, so that each start uses
+    the one subscription again), or memory for a session that keeps nothing on this machine (the demo)."""
+    return MemoryVault() if keeps_nothing else KeyringVault()
 
 
 @dataclass(frozen=True)
@@ -157,13 +185,28 @@ def vault_name(profile: str, base_url: str) -> str:
 
 
 class Live:
-    """One profile's webhooks: :meth:`start` says whether they are in use and why."""
+    """One profile's webhooks: :meth:`start` says whether they are in use and why; :meth:`check` tells deliveries
+    that stopped from deliveries that are merely late.
 
-    def __init__(self, vault: Vault, name: str) -> None:
+    A subscription stopped when a sync stored a message created after the receiver began listening, no delivery
+    announced it within ``margin`` seconds (longer than the service's whole retry schedule), and no delivery at all
+    came meanwhile (a service may emit no event for some messages; any delivery shows the subscription works). It
+    is then replaced once; a replacement that stops the same way, without a delivery ever, ends webhooks for the
+    run (checks alone go on) rather than leave one subscription after another at the service."""
+
+    def __init__(
+        self, vault: Vault, name: str, *, margin: float = DELIVERY_MARGIN, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.vault = vault
         self.name = name
+        self.margin = margin
+        self.clock = clock
         self._receiver: WebhookReceiver | None = None
-        self._announced: set[str] = set()  # threads events told of since the last check
+        self._announced: dict[str, None] = {}  # ids of the messages deliveries told of, the latest ANNOUNCED_KEPT
+        self._unannounced: dict[str, float] = {}  # message id -> when a sync stored it with no delivery about it
+        self._listening_since = datetime.now(UTC)  # messages created before it may never be delivered
+        self._last_heard = -math.inf
+        self._heard_since_subscribed = False
         self.renewed = 0
 
     @property
@@ -171,14 +214,28 @@ class Live:
         """The receiver of webhook deliveries, while live updates come that way."""
         return self._receiver
 
+    def _listen(self, receiver: WebhookReceiver) -> None:
+        self._receiver = receiver
+        self._listening_since = datetime.now(UTC)
+        self._unannounced.clear()
+        self._heard_since_subscribed = False
+
+    def _heard(self, data: dict[str, Any]) -> None:
+        self._last_heard = self.clock()
+        self._heard_since_subscribed = True
+        event = parse_event(data)
+        if event is not None and event.message.id:
+            self._announced[event.message.id] = None
+            self._unannounced.pop(event.message.id, None)
+            while len(self._announced) > ANNOUNCED_KEPT:
+                del self._announced[next(iter(self._announced))]
+
     async def start(self, client: PigeonClient, on_event: Callable[[dict[str, Any]], None]) -> Mode:
         """Listen for the kept subscription's deliveries, or subscribe anew; the mode says how mail comes."""
         from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
 
         def heard(data: dict[str, Any]) -> None:
-            event = parse_event(data)
-            if event is not None and event.message.thread_id:
-                self._announced.add(event.message.thread_id)
+            self._heard(data)
             on_event(data)
 
         kept = KeptHook.parse(self.vault.load(self.name))
@@ -190,11 +247,11 @@ class Live:
                 log.info("kept webhook receiver port %d is taken", kept.port)
             else:
                 receiver.secret = kept.secret
-                self._receiver = receiver
+                self._listen(receiver)
                 return Mode(True, "subscription kept from an earlier run")
         receiver = WebhookReceiver(heard)
         await receiver.start()
-        self._receiver = receiver
+        self._listen(receiver)
         why = await self._subscribe(client)
         if why:
             await self.stop()
@@ -221,18 +278,33 @@ class Live:
         self.vault.save(self.name, json.dumps(asdict(kept)))
         return ""
 
-    async def check(self, client: PigeonClient, changed: Iterable[str]) -> bool:
-        """After a check for mail: threads changed that no event announced mean the subscription stopped
-        delivering (the service gave up on it while Pigeon was closed). Subscribe anew; ``True`` if it did."""
-        silent = set(changed) - self._announced
-        self._announced.clear()
-        if self._receiver is None or not silent:
-            return False
+    async def check(self, client: PigeonClient, stored: Iterable[Message]) -> Mode | None:
+        """After a sync, with the messages it stored new: a new mode when deliveries had stopped (subscribed again,
+        or webhooks given up), else ``None``."""
+        if self._receiver is None:
+            return None
+        now = self.clock()
+        for message in stored:
+            created = message.created_at
+            if message.id and message.id not in self._announced and created and created >= self._listening_since:
+                self._unannounced.setdefault(message.id, now)
+        late = [key for key, seen in self._unannounced.items() if now - seen >= self.margin]
+        if not any(self._unannounced[key] > self._last_heard for key in late):
+            for key in late:  # never delivered, though deliveries came after: no event for it, nothing stopped
+                del self._unannounced[key]
+            return None
+        log.info("no webhook delivery for %d stored message(s): deliveries stopped", len(self._unannounced))
         self.vault.forget(self.name)
-        if await self._subscribe(client):
-            return False
+        if self.renewed and not self._heard_since_subscribed:  # the replacement never delivered either
+            await self.stop()
+            return Mode(False, "webhook deliveries stopped and a new subscription brought none", "webhooks stopped")
+        self._listen(self._receiver)
+        why = await self._subscribe(client)
+        if why:
+            await self.stop()
+            return Mode(False, why, "webhook refused")
         self.renewed += 1
-        return True
+        return Mode(True, "subscribed again: deliveries had stopped")
 
     async def stop(self) -> None:
         if self._receiver is not None:

@@ -13,13 +13,12 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pigeon import credentials
 from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.listing import Listing
-from pigeon.core.live import KeyringVault, Live, MemoryVault, Mode, Vault, plan, vault_name
+from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.outside import Outside
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.sanitize import clean_line
@@ -92,13 +91,14 @@ class MailCore(Session):
         self.poll_interval = poll_interval or profile.poll_interval
         self.drafts = drafts or Drafts("contacts")
         self.outside = Outside(config, self.clock)  # attachments, links and replies: what leaves Pigeon
-        vault: Vault = KeyringVault() if remember_token else MemoryVault()
+        vault = subscription_vault(keeps_nothing=not save_settings)
         self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._indexing: asyncio.Task[int] | None = None
+        self._stored_new: list[Message] = []  # new messages stored by syncs that did not finish: the next reports them
 
     async def close(self) -> None:
         if self._indexing is not None:  # (what is left is indexed after the next sync)
@@ -141,7 +141,9 @@ class MailCore(Session):
         """Bring the store up to date with the service (only what changed). The text of what came goes into the
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
-        report = await sync(await self.connect(), self.store, on_progress=on_progress, index=index_now)
+        client = await self.connect()
+        report = await sync(client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new)
+        self._stored_new = []
         self.inboxes = list(report.inbox_list)
         if report.changed:  # contacts that came with new mail (on a first sync, all of them)
             await self.learn_stored_contacts()
@@ -373,20 +375,19 @@ class MailCore(Session):
     async def create_webhook(self, **fields: Any) -> WebhookSubscription:
         return await (await self.connect()).webhooks.create(**fields)
 
-    def live_plan(self) -> Mode | None:
-        """Why webhooks cannot be used, known without trying; ``None`` when they may be."""
-        early = plan(self.live_wanted, self.service_url, can_keep=True)
-        if early is not None:  # known without asking the keyring
-            return early
-        can_keep = isinstance(self.live.vault, MemoryVault) or credentials.can_keep_secrets()
-        return plan(self.live_wanted, self.service_url, can_keep)
+    def live_plan(self) -> Mode:
+        """How new mail will come, known without trying (what ``pigeon status`` says too)."""
+        return plan(self.live_wanted, self.service_url, self.live.vault)
 
     async def start_live(self, on_event: Callable[[dict[str, Any]], None]) -> Mode:
         """Webhooks when they can work; either way the caller checks for mail (less often with webhooks)."""
-        planned = await asyncio.to_thread(self.live_plan)  # the keyring is asked: not on the event loop
+        planned = await asyncio.to_thread(self.live_plan)  # the keyring may be asked: not on the event loop
         self.live.name = vault_name(self.config.profile, self.service_url)
-        return planned or await self.live.start(await self.connect(), on_event)
+        if not planned.webhooks:
+            return planned
+        return await self.live.start(await self.connect(), on_event)
 
-    async def check_live(self, changed: Iterable[str]) -> bool:
-        """After a timed check for mail: replace a subscription that stopped delivering (``True`` if it did)."""
-        return await self.live.check(await self.connect(), changed)
+    async def check_live(self, stored: Iterable[Message]) -> Mode | None:
+        """After a sync, with the messages it stored new: a subscription whose deliveries stopped is replaced (or
+        given up); the new mode when how mail comes changed, else ``None``."""
+        return await self.live.check(await self.connect(), stored)

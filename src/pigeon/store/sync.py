@@ -12,7 +12,8 @@ Store writes run in a thread, so an event loop (the app's) never waits on the di
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ them while a service says it is busy). A first sync of 10,000 threads, alternati
 PAGE_SIZE = 100
 BATCH_MAX = 500  # threads written in one transaction at most (the writer takes what has arrived meanwhile)
 INDEX_BATCH = 200  # threads put into the search index in one transaction
+NEW_KEPT = 1000  # new messages a report carries at most (a first sync stores every message new)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class SyncReport:
     inbox_list: tuple[Inbox, ...] = ()
     skipped: tuple[str, ...] = ()
     """Records the service sent that could not be read ("id: why"), left out while the rest synced."""
+    new_messages: tuple[Message, ...] = ()
+    """Messages the store did not have before this sync (the first ``NEW_KEPT``): what new mail to announce."""
 
 
 def sender_label(message: Message) -> str:
@@ -97,6 +101,17 @@ async def fetch_messages(client: Any, thread_id: str, skipped: list[str]) -> lis
     return loaded
 
 
+def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool) -> list[Message]:
+    """Store a batch of fetched threads; returns their messages the store did not hold before."""
+    ids = json.dumps([f.thread_id for f in batch])
+    known = {
+        r["id"]
+        for r in store.rows("SELECT id FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))", (ids,))
+    }
+    store.put_fetched(batch, index=index)
+    return [m for f in batch for m in f.messages if m.id and m.id not in known]
+
+
 async def index_stored(store: MailStore) -> int:
     """Put the text of the threads a sync stored into the search index, a batch at a time; returns how many."""
     indexed = 0
@@ -112,12 +127,14 @@ async def sync(
     concurrency: int = DEFAULT_CONCURRENCY,
     on_progress: Callable[[int, int], None] | None = None,
     index: bool = False,
+    new: list[Message] | None = None,
 ) -> SyncReport:
     """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate.
 
     The messages are stored when this returns; their text goes into the search index with them (``index``: for a
     caller that waits for the index anyway, which then costs no second reading of every message) or waits for
-    :func:`index_stored` (the app: rows and messages first)."""
+    :func:`index_stored` (the app: rows and messages first). The messages the store did not have are added to
+    ``new`` as they are stored (a caller's list keeps them even if the sync fails or is cancelled after)."""
     skipped: list[str] = []  # records that could not be read: left out, named in the report, the rest synced
     inboxes: list[Inbox] = []
     async for page in client.inboxes.iter_pages():
@@ -136,6 +153,7 @@ async def sync(
     fetched: asyncio.Queue[Fetched | None] = asyncio.Queue()  # None: every fetch is over
     written = 0
     total_messages = 0
+    new = [] if new is None else new
     tasks: list[asyncio.Future[None]] = []
 
     async def fetch(thread_id: str) -> None:
@@ -158,7 +176,8 @@ async def sync(
             last = item is None
             if not batch:
                 continue
-            await asyncio.to_thread(store.put_fetched, batch, index=index)
+            fresh = await asyncio.to_thread(_put_new, store, batch, index=index)
+            new.extend(fresh[: max(NEW_KEPT - len(new), 0)])
             written += len(batch)
             total_messages += sum(len(f.messages) for f in batch)
             if on_progress is not None:
@@ -201,4 +220,5 @@ async def sync(
         changed=tuple(changed),
         inbox_list=tuple(inboxes),
         skipped=tuple(skipped),
+        new_messages=tuple(new),
     )

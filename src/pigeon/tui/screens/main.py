@@ -70,7 +70,8 @@ class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
         self._mode: Mode | None = None
         self.left_view = 0
         self.watch_left = False
-        self._arrived: list[tuple[str, str]] = []
+        self._arrived: dict[str, tuple[str, str]] = {}  # new mail to announce, by message id
+        self._failing = False
         self._announce_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self.check_delay = core.poll_interval

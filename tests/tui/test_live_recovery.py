@@ -1,0 +1,137 @@
+"""A start without the service: the app checks again by itself (soon, then less often) and recovers as soon as the
+service answers; ctrl+r meanwhile makes no second schedule of checks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from pigeon.api import PigeonClient
+from pigeon.config import load_config
+from pigeon.tui.app import make_app
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.thread_list import ThreadList
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, settle
+
+
+class Switch(httpx.AsyncBaseTransport):
+    """The service behind a switch: while ``down``, every connection is refused; each sync's start is timed."""
+
+    def __init__(self, service: Service) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.down = True
+        self.broken = False  # up, but answering every request with a server error
+        self.syncs: list[float] = []  # when each sync asked for the inboxes (its first request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/inboxes" and request.method == "GET":
+            self.syncs.append(time.monotonic())
+        if self.down:
+            raise httpx.ConnectError("connection refused", request=request)
+        if self.broken:
+            return httpx.Response(500, json={"error": {"code": "internal", "message": "broken"}}, request=request)
+        return await self.inner.handle_async_request(request)
+
+
+def factory(switch: Switch) -> Callable[[str, str], PigeonClient]:
+    def make(base_url: str, token: str) -> PigeonClient:
+        return PigeonClient(base_url, token, http_client=httpx.AsyncClient(transport=switch), max_retries=0)
+
+    return make
+
+
+async def test_a_start_without_the_service_recovers_by_itself(service: Service) -> None:
+    switch = Switch(service)
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.offline)
+        await settle(pilot, app, lambda: len(switch.syncs) >= 3)  # it tries again by itself, more than once
+        assert screen.offline
+        assert [n.title for n in notes].count("Offline") == 1  # said once: the banner stays meanwhile
+        assert "again in" in str(screen.status)
+        switch.down = False  # the service comes up: no key pressed
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: not screen.offline and len(threads.source) > 0, within=30)
+        assert not screen.query_one("#offline").has_class("shown")
+        assert screen.check_delay == 0.3  # back to the regular check
+
+
+async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule(service: Service) -> None:
+    switch = Switch(service)
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=2.0,  # the first retry comes after 2 s, the next after 4 s
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: screen.offline and screen.check_delay == 2.0)
+        assert len(switch.syncs) == 1
+        await pilot.press("ctrl+r")  # before the retry that is due: it replaces it, and fails too
+        await settle(pilot, app, lambda: len(switch.syncs) == 2 and screen.check_delay == 4.0)
+        await settle(pilot, app, lambda: len(switch.syncs) >= 3, within=30)
+        # The retry the start scheduled was called off: the next check came a whole doubled delay after ctrl+r.
+        assert switch.syncs[2] - switch.syncs[1] >= 4.0 - 0.05
+        assert len(switch.syncs) == 3
+
+
+async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Service) -> None:
+    switch = Switch(service)
+    switch.down = False
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    attempts: list[int] = []
+    real_sync = app.core.sync
+
+    async def full_disk(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise OSError(28, "No space left on device")
+        return await real_sync(*args, **kwargs)
+
+    app.core.sync = full_disk  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: len(attempts) >= 3 and len(threads.source) > 0, within=30)
+        assert screen.check_delay == 0.3
+
+
+async def test_a_failing_service_is_said_once_while_the_checks_go_on(service: Service) -> None:
+    switch = Switch(service)
+    switch.down, switch.broken = False, True
+    app = make_app(
+        load_config(base_url=BASE),
+        token=service.alice.token,
+        client_factory=factory(switch),
+        clock=frozen_clock,
+        poll_interval=0.3,
+    )
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        await settle(pilot, app, lambda: len(switch.syncs) >= 4)
+        assert len([n for n in notes if n.severity == "error"]) == 1
+        assert "again in" in str(screen.status)
+        switch.broken = False
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: len(threads.source) > 0 and screen.check_delay == 0.3, within=30)
