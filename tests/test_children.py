@@ -79,3 +79,12 @@ def test_the_send_command_gets_no_secret(program: tuple[Path, Recorded]) -> None
 def test_only_secrets_are_left_out() -> None:
     base = {"PATH": "/bin", "PIGEON_TOKEN": "x", "pigeon_api_key": "y", "PIGEON_DATA_DIR": "/d", "TOKEN": "z"}
     assert child_environment(base) == {"PATH": "/bin", "PIGEON_DATA_DIR": "/d", "TOKEN": "z"}
+
+
+def test_a_token_command_gets_no_secret(program: tuple[Path, Recorded]) -> None:
+    from pigeon import credentials
+
+    path, record = program
+    with pytest.raises(credentials.TokenCommandFailed):  # (the recorder prints no token)
+        credentials.run_token_command("work", [str(path)])
+    assert_clean(only_run(record)["env"])

@@ -159,20 +159,20 @@ def token_source(profile: str, token_command: Sequence[str] = ()) -> TokenSource
 
 def run_token_command(profile: str, command: Sequence[str], timeout: float = TOKEN_COMMAND_TIMEOUT) -> str:
     """The token ``command`` prints (its first line, stripped): run without a shell, with no standard input and
-    without ``PIGEON_TOKEN`` in its environment. :class:`TokenCommandFailed` when it gives none."""
+    without Pigeon's secrets in its environment. :class:`TokenCommandFailed` when it gives none."""
     import subprocess  # (loaded, with the cleaning of what is shown, for a token_command only)
 
+    from pigeon.children import child_environment
     from pigeon.sanitize import clean_line
 
     where = f"The token_command of profile {profile!r} ({clean_line(command[0], limit=60)})"
-    environment = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
     try:
         done = subprocess.run(  # noqa: S603 - the user's own command, as a list: no shell
             list(command),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,
-            env=environment,
+            env=child_environment(),
             check=False,
         )
     except subprocess.TimeoutExpired:
