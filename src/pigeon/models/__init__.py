@@ -25,18 +25,11 @@ from pigeon.models.enums import (
     MessageDirection,
     MessageStatus,
     OpenContentType,
-    OpenEmailType,
-    OpenEventKind,
-    OpenInboxStatus,
-    OpenInboxType,
     OpenMessageDirection,
     OpenMessageStatus,
     OpenParticipantRole,
-    OpenPhoneType,
     OpenRecipientType,
-    OpenSocialProfileType,
     OpenThreadStatus,
-    OpenWebhookStatus,
     ParticipantRole,
     PhoneType,
     RecipientType,
@@ -90,6 +83,7 @@ from pigeon.models.resources import (
     UTCDateTime,
     WebhookSubscription,
 )
+from pigeon.models.unreadable import Unreadable, unreadable
 
 __all__ = [
     "CONTACT_NAME_MAX",
@@ -132,18 +126,11 @@ __all__ = [
     "Metadata",
     "MetadataIn",
     "OpenContentType",
-    "OpenEmailType",
-    "OpenEventKind",
-    "OpenInboxStatus",
-    "OpenInboxType",
     "OpenMessageDirection",
     "OpenMessageStatus",
     "OpenParticipantRole",
-    "OpenPhoneType",
     "OpenRecipientType",
-    "OpenSocialProfileType",
     "OpenThreadStatus",
-    "OpenWebhookStatus",
     "Participant",
     "ParticipantRole",
     "PhoneType",
@@ -157,10 +144,12 @@ __all__ = [
     "ThreadStatus",
     "UTCDateTime",
     "UUIDText",
+    "Unreadable",
     "UpdateContact",
     "WebhookStatus",
     "WebhookSubscription",
     "now_utc",
+    "unreadable",
 ]
 
 

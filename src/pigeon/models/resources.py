@@ -1,5 +1,5 @@
 """What the service answers with (tolerant): every field optional unless the spec marks it required, unknown fields
-kept and serialised back, enums open, date-times as aware UTC datetimes."""
+kept and serialised back, open enums open, date-times as aware UTC datetimes."""
 
 from __future__ import annotations
 
@@ -7,22 +7,22 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from pigeon.models.enums import (
+    EmailType,
+    EventKind,
+    InboxStatus,
+    InboxType,
     OpenContentType,
-    OpenEmailType,
-    OpenEventKind,
-    OpenInboxStatus,
-    OpenInboxType,
     OpenMessageDirection,
     OpenMessageStatus,
     OpenParticipantRole,
-    OpenPhoneType,
     OpenRecipientType,
-    OpenSocialProfileType,
     OpenThreadStatus,
-    OpenWebhookStatus,
+    PhoneType,
+    SocialProfileType,
+    WebhookStatus,
 )
 
 # --- shared field types -----------------------------------------------------------------------------------
@@ -38,8 +38,10 @@ def _to_utc(value: datetime) -> datetime:
         raise ValueError("a date-time outside the years 1 to 9999 in UTC") from None
 
 
-Count = Annotated[int, Field(ge=0, le=2**53)]
-"""A count or a size: a whole number JSON carries exactly (and SQLite can hold)."""
+Integer = Annotated[int, Strict(), Field(ge=-(2**53), le=2**53)]
+"""What the spec calls an integer: a JSON whole number (not a string, a fraction or a boolean) that JSON carries
+exactly and SQLite can hold. Any such value is kept, an odd one too (a size of -1): strict about the type, tolerant
+about the value."""
 
 
 UTCDateTime = Annotated[datetime, AfterValidator(_to_utc)]
@@ -74,19 +76,19 @@ class Resource(BaseModel):
 
 class ContactEmail(Resource):
     id: str | None = None
-    type: OpenEmailType | None = None
+    type: EmailType | None = None
     email: str | None = None
 
 
 class ContactPhone(Resource):
     id: str | None = None
-    type: OpenPhoneType | None = None
+    type: PhoneType | None = None
     phone: str | None = None
 
 
 class ContactSocialProfile(Resource):
     id: str | None = None
-    type: OpenSocialProfileType | None = None
+    type: SocialProfileType | None = None
     username: str | None = None
 
 
@@ -136,10 +138,10 @@ class Recipient(Resource):
 class ContentBlock(Resource):
     type: OpenContentType | None = None
     content: str | None = None
-    sequence: Count | None = None
+    sequence: Integer | None = None
     mime_type: str | None = None
     filename: str | None = None
-    size: Count | None = None
+    size: Integer | None = None
     metadata: Metadata | None = None
 
 
@@ -175,7 +177,7 @@ class Thread(Resource):
     subject: str | None = None
     participants: list[Participant] = Field(default_factory=list)
     last_message_at: UTCDateTime | None = None
-    message_count: Count | None = None
+    message_count: Integer | None = None
     metadata: Metadata | None = None
     updated_at: UTCDateTime | None = None
 
@@ -184,8 +186,8 @@ class Inbox(Resource):
     # Required by the spec: id, account_id, type, status, email.
     id: str
     account_id: str
-    type: OpenInboxType
-    status: OpenInboxStatus
+    type: InboxType
+    status: InboxStatus
     email: str
     display_name: str | None = None
     metadata: Metadata | None = None
@@ -197,8 +199,8 @@ class WebhookSubscription(Resource):
     # Required by the spec: id, url, events, status, created_at.
     id: str
     url: str
-    events: list[OpenEventKind]
-    status: OpenWebhookStatus
+    events: list[EventKind]
+    status: WebhookStatus
     created_at: UTCDateTime
     description: str | None = None
     secret: str | None = None

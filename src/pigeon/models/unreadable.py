@@ -1,0 +1,41 @@
+"""A record the service sent that the models cannot read: left out of what is kept, named, and fingerprinted, so
+that it is reported once (until it changes) and a thread can show where its unreadable message would be."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """One record left out: what it is, its id as sent (``"?"`` without one) and why, in one line."""
+
+    kind: str
+    """``"inbox"``, ``"thread"`` or ``"message"``."""
+    record_id: str
+    why: str
+    fingerprint: str
+    """The same for the same record sent again, different once anything in it changes."""
+    thread_id: str = ""
+    """A message's thread, as asked for ("" for an inbox or a thread)."""
+    before: int = 0
+    """A message's place: how many readable messages of its thread come before it."""
+
+    def __str__(self) -> str:
+        return f"{self.record_id}: {self.why}"
+
+
+def unreadable(kind: str, record: Any, error: ValidationError, *, thread_id: str = "", before: int = 0) -> Unreadable:
+    """The note for ``record`` that ``error`` refused: its first problem, where it is, and its fingerprint."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "record"
+    found = record.get("id") if isinstance(record, dict) else None
+    name = found[:40] if isinstance(found, str) and found else "?"
+    raw = json.dumps([kind, thread_id, record], sort_keys=True, default=repr)  # (ASCII: a lone surrogate is fine)
+    fingerprint = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    return Unreadable(kind, name, f"{where}: {first['msg']}", fingerprint, thread_id, before)
