@@ -87,7 +87,22 @@ INSERT INTO search (rowid, thread_id, subject, sender, recipients, body)
 DROP TABLE search_v2;
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3]
+# Version 4: the records a sync could not read, by fingerprint, so that each is reported once (until it changes),
+# and a thread's unreadable messages with their places.
+_UNREADABLE_V4 = """
+CREATE TABLE unreadable (
+    fingerprint  TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    thread_id    TEXT NOT NULL DEFAULT '',
+    record_id    TEXT NOT NULL,
+    why          TEXT NOT NULL,
+    before       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (fingerprint, before)
+);
+CREATE INDEX unreadable_by_thread ON unreadable (thread_id, before);
+"""
+
+MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _UNREADABLE_V4]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
