@@ -21,6 +21,7 @@ from tests.server.conftest import Service, make_service
 
 THREAD = "7d0c4a5e-8d3b-4a53-9d55-1f6d2e0b9a11"
 BASE = "https://mail.example.com"
+ODD_BLOCK = {"type": "CONTENT_TYPE_ATTACHMENT", "filename": "odd.bin", "sequence": -5, "size": -1, "content": ""}
 
 
 @pytest.fixture
@@ -32,7 +33,8 @@ def service() -> Iterator[Service]:
 
 class Poisoned:
     """The reference service, with a thread the models cannot read added to the thread list and a message they
-    cannot read put second in the newest thread (whose count moves at every sync, so each sync fetches it again)."""
+    cannot read put second in the newest thread (whose count moves at every sync, so each sync fetches it again);
+    the first message of that thread gets an attachment of sequence -5 and size -1 and a status no one named."""
 
     def __init__(self, service: Service) -> None:
         self.inner = httpx.ASGITransport(app=service.app)
@@ -56,6 +58,8 @@ class Poisoned:
                     thread["message_count"] += self.syncs  # moved: fetched again
             body["threads"].append(self.bad_thread)
         elif request.url.params.get("thread_id") == self.target:
+            body["messages"][0]["content_blocks"].append(ODD_BLOCK)
+            body["messages"][0]["status"] = "MESSAGE_STATUS_EXPLODED"  # open: kept and shown as it is
             body["messages"].insert(1, self.bad_message)
         return httpx.Response(200, json=body)
 

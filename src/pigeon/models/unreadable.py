@@ -32,10 +32,16 @@ class Unreadable:
 
 def unreadable(kind: str, record: Any, error: ValidationError, *, thread_id: str = "", before: int = 0) -> Unreadable:
     """The note for ``record`` that ``error`` refused: its first problem, where it is, and its fingerprint."""
-    first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "record"
+    problems = [(_where(e["loc"]), e["msg"]) for e in error.errors()]
+    where = problems[0][0]
+    why = [msg for place, msg in problems if place == where][-1]  # an open enum's last branch: "a valid string"
     found = record.get("id") if isinstance(record, dict) else None
     name = found[:40] if isinstance(found, str) and found else "?"
     raw = json.dumps([kind, thread_id, record], sort_keys=True, default=repr)  # (ASCII: a lone surrogate is fine)
     fingerprint = hashlib.sha256(raw.encode()).hexdigest()[:32]
-    return Unreadable(kind, name, f"{where}: {first['msg']}", fingerprint, thread_id, before)
+    return Unreadable(kind, name, f"{where}: {why}", fingerprint, thread_id, before)
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A field's path without the union branches pydantic names in it (``status.str-enum[MessageStatus]``)."""
+    return ".".join(str(p) for p in loc if isinstance(p, int) or ("[" not in p and p != "str")) or "record"
