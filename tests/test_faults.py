@@ -176,3 +176,18 @@ def test_messages_list_says_on_stderr_which_message_could_not_be_read(
     out = io.StringIO()
     assert main([*argv, "--json"], out=out) == 0
     assert json.loads(out.getvalue())["messages"][0]["status"] == "MESSAGE_STATUS_EXPLODED"
+
+
+def test_the_sync_warning_is_one_short_cleaned_line() -> None:
+    from pigeon.core.faults import skipped_words
+    from pigeon.models import Unreadable
+
+    uuid = "fc286e97-a02a-4240-ae41-bc7847b963b4"
+    notes = [Unreadable("thread", uuid, "created_at: \x1b]2;pwned\x07not a date", "f1")] * 2
+    short = skipped_words(notes)
+    assert short == "Left out 2 unreadable threads: fc286e97-a0… …"
+    assert len(short) <= 46  # one line of a notification on a 100-column terminal
+    detailed = skipped_words(notes[:1], why=True)
+    assert "\n" not in detailed
+    assert "\x1b" not in detailed
+    assert detailed.endswith("(created_at: not a date)")

@@ -36,8 +36,8 @@ async def test_an_unreadable_record_is_warned_of_once_and_its_message_shown_in_p
             await pilot.press("ctrl+r")
             await settle(pilot, app, lambda syncs=syncs: poisoned.syncs == syncs)
             await settle(pilot, app)
-        warnings = [n.message for n in notes if "could not be read" in n.message]
-        assert warnings == ["2 records could not be read, left out: t-bad …"]  # once, on one short line
+        warnings = [n.message for n in notes if "unreadable" in n.message]
+        assert warnings == ["Left out 2 unreadable records: t-bad …"]  # once, on one short line
 
         assert threads.source.row(0).id == poisoned.target
         threads.cursor = 0

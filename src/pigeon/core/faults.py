@@ -12,15 +12,15 @@ if TYPE_CHECKING:
 
 
 def skipped_words(skipped: Sequence[Unreadable], *, why: bool = False) -> str:
-    """What a sync left out, in one short line: "1 thread could not be read, left out: 3f2a9c1e" (with ``why``,
-    the first one's reason too)."""
+    """What a sync left out, in one line short enough for a notification: "Left out 1 unreadable thread: 3f2a9c1e…"
+    (with ``why``, the first one's reason too)."""
     count, first = len(skipped), skipped[0]
     kinds = {u.kind for u in skipped}
     kind = first.kind if len(kinds) == 1 else "record"
     noun = kind if count == 1 else ("inboxes" if kind == "inbox" else f"{kind}s")
     name = clean_line(first.record_id, limit=12) + (" …" if count > 1 else "")
     reason = f" ({clean_line(first.why, limit=100)})" if why else ""
-    return f"{count} {noun} could not be read, left out: {name}{reason}"
+    return f"Left out {count} unreadable {noun}: {name}{reason}"
 
 
 def unreadable_words(unreadable: Sequence[Unreadable]) -> str:
