@@ -1,7 +1,8 @@
-"""The spec's enumerations. Open ones (the spec shows one value and leaves the rest "not shown": a message's
-direction and status, recipient and content types, thread status, participant role) take the named values first and
-keep any other string as it is. Closed ones (the spec lists every allowed value: contact entry types, inbox type
-and status, webhook status, event kinds) refuse any other value, in answers as in requests."""
+"""The spec's enumerations, open in answers: a field typed ``Open...`` takes the named values first and keeps any
+other string as it is, shown as it came. Most the spec leaves open (the ``*_UNSPECIFIED`` value is all it shows);
+where it lists every value (contact entry types, inbox type and status, webhook status, event kinds), an answer with
+another is still kept rather than lose the record it is in. Requests are strict (``requests.py``): Pigeon sends,
+and the service takes, only the values the spec lists."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import Annotated
 from pydantic import Field
 
 # --- enumerations ------------------------------------------------------------------------------------------
-# Open enums: a field typed ``OpenX`` (``X | str`` in left-to-right union mode) tries the named values first and
-# keeps any other string as it is; closed ones are used as they are. Values marked "reference server" are the
-# choices of ``pigeon serve`` where the spec shows only the ``*_UNSPECIFIED`` value; a client must not depend on them.
+# Open enums: a field typed ``X | str`` with left-to-right union mode tries the named values first and keeps any
+# other string as it is. Values marked "reference server" are the choices of ``pigeon serve`` where the spec shows
+# only the ``*_UNSPECIFIED`` value; a client must not depend on them.
 
 
 class MessageDirection(StrEnum):
@@ -102,5 +103,12 @@ OpenMessageDirection = Annotated[MessageDirection | str, _OPEN]
 OpenMessageStatus = Annotated[MessageStatus | str, _OPEN]
 OpenRecipientType = Annotated[RecipientType | str, _OPEN]
 OpenContentType = Annotated[ContentType | str, _OPEN]
+OpenEmailType = Annotated[EmailType | str, _OPEN]
+OpenPhoneType = Annotated[PhoneType | str, _OPEN]
+OpenSocialProfileType = Annotated[SocialProfileType | str, _OPEN]
 OpenThreadStatus = Annotated[ThreadStatus | str, _OPEN]
 OpenParticipantRole = Annotated[ParticipantRole | str, _OPEN]
+OpenInboxType = Annotated[InboxType | str, _OPEN]
+OpenInboxStatus = Annotated[InboxStatus | str, _OPEN]
+OpenWebhookStatus = Annotated[WebhookStatus | str, _OPEN]
+OpenEventKind = Annotated[EventKind | str, _OPEN]

@@ -1,5 +1,5 @@
 """What the service answers with (tolerant): every field optional unless the spec marks it required, unknown fields
-kept and serialised back, open enums open, date-times as aware UTC datetimes."""
+kept and serialised back, enums open, date-times as aware UTC datetimes."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from pigeon.models.enums import (
-    EmailType,
-    EventKind,
-    InboxStatus,
-    InboxType,
     OpenContentType,
+    OpenEmailType,
+    OpenEventKind,
+    OpenInboxStatus,
+    OpenInboxType,
     OpenMessageDirection,
     OpenMessageStatus,
     OpenParticipantRole,
+    OpenPhoneType,
     OpenRecipientType,
+    OpenSocialProfileType,
     OpenThreadStatus,
-    PhoneType,
-    SocialProfileType,
-    WebhookStatus,
+    OpenWebhookStatus,
 )
 
 # --- shared field types -----------------------------------------------------------------------------------
@@ -76,19 +76,19 @@ class Resource(BaseModel):
 
 class ContactEmail(Resource):
     id: str | None = None
-    type: EmailType | None = None
+    type: OpenEmailType | None = None
     email: str | None = None
 
 
 class ContactPhone(Resource):
     id: str | None = None
-    type: PhoneType | None = None
+    type: OpenPhoneType | None = None
     phone: str | None = None
 
 
 class ContactSocialProfile(Resource):
     id: str | None = None
-    type: SocialProfileType | None = None
+    type: OpenSocialProfileType | None = None
     username: str | None = None
 
 
@@ -186,8 +186,8 @@ class Inbox(Resource):
     # Required by the spec: id, account_id, type, status, email.
     id: str
     account_id: str
-    type: InboxType
-    status: InboxStatus
+    type: OpenInboxType
+    status: OpenInboxStatus
     email: str
     display_name: str | None = None
     metadata: Metadata | None = None
@@ -199,8 +199,8 @@ class WebhookSubscription(Resource):
     # Required by the spec: id, url, events, status, created_at.
     id: str
     url: str
-    events: list[EventKind]
-    status: WebhookStatus
+    events: list[OpenEventKind]
+    status: OpenWebhookStatus
     created_at: UTCDateTime
     description: str | None = None
     secret: str | None = None
