@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ def service() -> Iterator[Service]:
 
 class Poisoned:
     """The reference service, with a thread the models cannot read added to the thread list and a message they
-    cannot read put second in the newest thread (whose count moves at every sync, so each sync fetches it again);
+    cannot read put second in the newest thread (whose last message moves at every sync, so each sync fetches it);
     the first message of that thread gets an attachment of sequence -5 and size -1 and a status no one named."""
 
     def __init__(self, service: Service) -> None:
@@ -42,6 +43,7 @@ class Poisoned:
         self.bad_message: dict[str, Any] = {"id": "m-bad", "status": 7}  # a number where the spec says a string
         self.target = ""
         self.syncs = 0
+        self.fetched = 0  # requests for the target thread's messages
 
     async def __call__(self, request: httpx.Request) -> httpx.Response:
         answer = await self.inner.handle_async_request(request)
@@ -54,10 +56,13 @@ class Poisoned:
             newest = body["threads"][0]
             self.target = self.target or newest["id"]
             for thread in body["threads"]:
-                if thread["id"] == self.target:
-                    thread["message_count"] += self.syncs  # moved: fetched again
+                if thread["id"] == self.target:  # moved a little at every sync: fetched again
+                    moment = datetime.fromisoformat(thread["last_message_at"]) + timedelta(microseconds=self.syncs)
+                    thread["last_message_at"] = moment.isoformat()
+                    thread["message_count"] += 1  # the unreadable message counts
             body["threads"].append(self.bad_thread)
         elif request.url.params.get("thread_id") == self.target:
+            self.fetched += 1
             body["messages"][0]["content_blocks"].append(ODD_BLOCK)
             body["messages"][0]["status"] = "MESSAGE_STATUS_EXPLODED"  # open: kept and shown as it is
             body["messages"].insert(1, self.bad_message)

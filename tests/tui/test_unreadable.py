@@ -51,3 +51,5 @@ async def test_an_unreadable_record_is_warned_of_once_and_its_message_shown_in_p
         assert "odd.bin" in text
         assert "size unknown (-1)" in text
         assert "[MESSAGE_STATUS_EXPLODED]" in text.splitlines()[3]  # the first message's header
+        # Each sync fetched the thread once; showing it asked the service nothing (the store has it whole).
+        assert poisoned.fetched == poisoned.syncs == 3

@@ -203,7 +203,8 @@ class MailCore(Session):
         if thread_id in self.messages:
             return
         thread, messages = await self.stored_thread(thread_id)
-        if thread is not None and messages and len(messages) >= (thread.message_count or 0):
+        whole = len(messages) + len(self._unreadable.get(thread_id, ()))  # (the unreadable ones have their places)
+        if thread is not None and messages and whole >= (thread.message_count or 0):
             self.keep(thread_id, messages)
 
     async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:

@@ -136,7 +136,7 @@ class Reading(MailList):
         total = thread.message_count or 0
         if mark_read:  # after the messages are painted: the list's bookkeeping never delays reading
             self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
-        if cached and len(cached) >= total:
+        if cached and len(cached) + len(core.unreadable_in(thread_id)) >= total:  # (unreadable ones count)
             core.keep(thread_id, cached)
             show(cached)
             if focus:
