@@ -37,7 +37,10 @@ def unreadable(kind: str, record: Any, error: ValidationError, *, thread_id: str
     why = [msg for place, msg in problems if place == where][-1]  # an open enum's last branch: "a valid string"
     found = record.get("id") if isinstance(record, dict) else None
     name = found[:40] if isinstance(found, str) and found else "?"
-    raw = json.dumps([kind, thread_id, record], sort_keys=True, default=repr)  # (ASCII: a lone surrogate is fine)
+    try:
+        raw = json.dumps([kind, thread_id, record], sort_keys=True, default=repr)  # (ASCII: lone surrogates pass)
+    except (ValueError, RecursionError):  # (nested past what the encoder takes: its id and problems stand for it)
+        raw = json.dumps([kind, thread_id, name, problems])
     fingerprint = hashlib.sha256(raw.encode()).hexdigest()[:32]
     return Unreadable(kind, name, f"{where}: {why}", fingerprint, thread_id, before)
 
