@@ -32,6 +32,9 @@ async def test_an_unreadable_record_is_warned_of_once_and_its_message_shown_in_p
         screen = app.screen
         assert isinstance(screen, MainScreen)
         await settle(pilot, app, lambda: screen.synced)
+        await settle(pilot, app)
+        # (a thread shown while the first sync still fetches its messages is fetched for the reader meanwhile)
+        early = poisoned.fetched - poisoned.syncs
         for syncs in (2, 3):  # two more syncs meet the same records
             await pilot.press("ctrl+r")
             await settle(pilot, app, lambda syncs=syncs: poisoned.syncs == syncs)
@@ -51,5 +54,6 @@ async def test_an_unreadable_record_is_warned_of_once_and_its_message_shown_in_p
         assert "odd.bin" in text
         assert "size unknown (-1)" in text
         assert "[MESSAGE_STATUS_EXPLODED]" in text.splitlines()[3]  # the first message's header
-        # Each sync fetched the thread once; showing it asked the service nothing (the store has it whole).
-        assert poisoned.fetched == poisoned.syncs == 3
+        # Each later sync fetched the thread once; showing it again asked the service nothing (the store has it
+        # whole, the unreadable message's place with it).
+        assert poisoned.fetched - poisoned.syncs == early
