@@ -213,3 +213,91 @@ def test_a_lone_surrogate_is_stored_as_a_replacement_character() -> None:
     # one: the store's text has U+FFFD there instead, and reads back.
     message = Message.model_validate({"id": "m1", "thread_id": "t1", "subject": "lone \ud800 surrogate"})
     assert Message.model_validate_json(message.wire_json()).subject == "lone \ufffd surrogate"
+
+
+# --- any value of the right type is read ---------------------------------------------------------------------
+
+JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+INTEGER = st.integers(min_value=-(2**53), max_value=2**53)
+DATE_TIME = st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31)).map(
+    lambda moment: moment.isoformat() + "Z"
+)
+TEXT = st.text()
+
+
+def _optional(**fields: st.SearchStrategy[object]) -> st.SearchStrategy[dict[str, object]]:
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+CONTACT = _optional(
+    id=TEXT,
+    created_at=DATE_TIME,
+    display_name=TEXT,
+    first_name=TEXT,
+    emails=st.lists(_optional(id=TEXT, type=TEXT, email=TEXT), max_size=3),
+    tags=st.lists(TEXT, max_size=3),
+    metadata=st.dictionaries(TEXT, JSON_VALUE, max_size=3),
+    future_field=JSON_VALUE,
+)
+BLOCK = _optional(
+    type=TEXT, content=TEXT, sequence=INTEGER, size=INTEGER, mime_type=TEXT, filename=TEXT, metadata=st.none()
+)
+MESSAGE_RECORD = _optional(
+    id=TEXT,
+    thread_id=TEXT,
+    direction=TEXT,
+    status=TEXT,
+    created_at=DATE_TIME,
+    subject=TEXT,
+    sender=_optional(contact_id=TEXT, raw_address=TEXT, contact=CONTACT),
+    recipients=st.lists(_optional(contact_id=TEXT, raw_address=TEXT, type=TEXT), max_size=3),
+    content_blocks=st.lists(BLOCK, max_size=3),
+    metadata=st.dictionaries(TEXT, JSON_VALUE, max_size=3),
+    sent_at=DATE_TIME,
+    future_field=JSON_VALUE,
+)
+THREAD_RECORD = _optional(
+    id=TEXT,
+    status=TEXT,
+    subject=TEXT,
+    last_message_at=DATE_TIME,
+    message_count=INTEGER,
+    participants=st.lists(_optional(contact_id=TEXT, role=TEXT, last_read_at=DATE_TIME), max_size=3),
+)
+
+
+@given(MESSAGE_RECORD)
+def test_any_message_whose_values_have_the_spec_types_is_read_and_kept(record: dict[str, object]) -> None:
+    message = Message.model_validate_json(json.dumps(record))
+    blocks = record.get("content_blocks") or []
+    assert [b.sequence for b in message.content_blocks] == [b.get("sequence") for b in blocks]  # type: ignore[union-attr]
+    assert [b.size for b in message.content_blocks] == [b.get("size") for b in blocks]  # type: ignore[union-attr]
+    assert message.status == record.get("status")
+
+
+@given(THREAD_RECORD)
+def test_any_thread_whose_values_have_the_spec_types_is_read_and_kept(record: dict[str, object]) -> None:
+    thread = Thread.model_validate_json(json.dumps(record))
+    assert thread.message_count == record.get("message_count")
+    assert thread.status == record.get("status")
+
+
+@pytest.mark.parametrize("value", ["5", 5.5, True, [5]])
+def test_an_integer_field_refuses_a_value_of_another_type(value: object) -> None:
+    with pytest.raises(ValidationError, match=r"content_blocks\.0\.size"):
+        Message.model_validate_json(json.dumps({"content_blocks": [{"size": value}]}))
+
+
+def test_an_enum_the_spec_lists_whole_keeps_another_value_in_an_answer_and_refuses_it_in_a_request() -> None:
+    inbox = {"id": "i", "account_id": "a", "type": "EMAIL_INBOX", "status": "ARCHIVED", "email": "me@example.com"}
+    assert Inbox.model_validate(inbox).status == "ARCHIVED"  # the inbox is kept, its status shown as it came
+    contact = Contact.model_validate({"emails": [{"type": "EMAIL_TYPE_HOME", "email": "a@example.com"}]})
+    assert contact.emails[0].type == "EMAIL_TYPE_HOME"
+    with pytest.raises(ValidationError, match="EMAIL_TYPE_WORK"):
+        UpdateContact(emails=[{"type": "EMAIL_TYPE_HOME", "email": "a@example.com"}])
+    with pytest.raises(ValidationError, match="EMAIL_INBOX"):
+        CreateInbox(type="OTHER_INBOX", email="me@example.com")

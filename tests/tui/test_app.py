@@ -467,9 +467,9 @@ async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service
         shown: list[tuple[int, str]] = []
         show = reader.show
 
-        def recording_show(thread, messages, contacts, *, progress: str = "") -> None:  # type: ignore[no-untyped-def]
+        def recording_show(thread, messages, contacts, *, progress: str = "", **more) -> None:  # type: ignore[no-untyped-def]
             shown.append((len(messages), progress))
-            show(thread, messages, contacts, progress=progress)
+            show(thread, messages, contacts, progress=progress, **more)
 
         reader.show = recording_show  # type: ignore[method-assign]
         text_width = reader.query_one("#reader-content").size.width

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pigeon.api.errors import PaginationError
+
+if TYPE_CHECKING:
+    from pigeon.models import Unreadable
 
 T = TypeVar("T")
 
@@ -25,8 +28,9 @@ class Page(Generic[T]):
 
     items: list[T]
     next_page_token: str | None = None
-    skipped: tuple[str, ...] = ()
-    """Records of this page that could not be read, each as "its id: why" (the rest of the page is in ``items``)."""
+    skipped: tuple[Unreadable, ...] = ()
+    """Records of this page that could not be read (the rest of the page is in ``items``); ``str()`` of one is
+    "its id: why"."""
 
     @property
     def has_next_page(self) -> bool:

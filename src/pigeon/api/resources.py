@@ -25,9 +25,11 @@ from pigeon.models import (
     Message,
     RequestBody,
     Thread,
+    Unreadable,
     UpdateContact,
     UUIDText,
     WebhookSubscription,
+    unreadable,
 )
 
 if TYPE_CHECKING:
@@ -117,10 +119,17 @@ class _Resource:
         return walk_pages(fetch, what=items, max_pages=self._client.max_pages)
 
     async def _page(
-        self, method: str, path: str, model: type[M], items: str, params: builtins.list[tuple[str, str]] | None
+        self,
+        method: str,
+        path: str,
+        model: type[M],
+        items: str,
+        params: builtins.list[tuple[str, str]] | None,
+        thread_id: str = "",
     ) -> Page[M]:
         """One page of a list, each record read on its own: one the models refuse (a date no calendar has, a count
-        past what JSON carries) is skipped and named in ``Page.skipped``; the rest of the page is kept.
+        past what JSON carries) is skipped and named in ``Page.skipped``, with its place among the page's readable
+        records; the rest of the page is kept.
 
         A page is first read whole by pydantic from its bytes (one ``validate_json``: 84 instead of 119 us a page of
         the bench mailbox, measured; a first sync reads a page a thread); only a page that fails that is parsed and
@@ -137,17 +146,17 @@ class _Resource:
         if not isinstance(records, builtins.list):
             raise MalformedResponse(f"{method} {path}: the answer has no list of {items}")
         kept: builtins.list[M] = []
-        skipped: builtins.list[str] = []
+        skipped: builtins.list[Unreadable] = []
+        kind = _KINDS.get(items, items)
         for record in records:
             try:
                 kept.append(model.model_validate(record))
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "record"
-                found = record.get("id") if isinstance(record, dict) else None
-                name = found[:40] if isinstance(found, str) else "?"
-                skipped.append(f"{name}: {where}: {first['msg']}")
+                skipped.append(unreadable(kind, record, exc, thread_id=thread_id, before=len(kept)))
         return Page(kept, _next_token(data.get("next_page_token")), tuple(skipped))
+
+
+_KINDS = {"inboxes": "inbox", "threads": "thread", "messages": "message"}
 
 
 def _next_token(value: Any) -> str | None:
@@ -210,7 +219,7 @@ class Messages(_Resource):
     ) -> Page[Message]:
         """One page of the messages of a thread."""
         query = self._query(thread_id=thread_id, message_ids=message_ids, page_size=page_size, page_token=page_token)
-        return await self._page("GET", "/v1/messages", Message, "messages", query.to_params())
+        return await self._page("GET", "/v1/messages", Message, "messages", query.to_params(), thread_id)
 
     def iter_pages(
         self,
@@ -226,7 +235,7 @@ class Messages(_Resource):
 
         async def fetch(token: str | None) -> Page[Message]:
             query = [*params, ("page_token", token)] if token else params
-            return await self._page("GET", "/v1/messages", Message, "messages", query)
+            return await self._page("GET", "/v1/messages", Message, "messages", query, thread_id)
 
         return walk_pages(fetch, what="messages", max_pages=self._client.max_pages, first_token=page_token)
 

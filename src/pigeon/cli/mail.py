@@ -20,11 +20,11 @@ def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
         report = run(args, lambda core: core.sync(index_now=True), local=True)
     if args.json:
         figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
-        print_json({**figures, "skipped": list(report.skipped)}, out)
+        print_json({**figures, "skipped": [str(u) for u in report.skipped]}, out)
     else:
         out.write(f"Synced {report.threads} threads ({report.fetched} changed, {report.messages} messages fetched).\n")
     if report.skipped:
-        sys.stderr.write(f"pigeon: {skipped_words(report.skipped)}\n")
+        sys.stderr.write(f"pigeon: {skipped_words(report.skipped, why=True)}\n")
     return EXIT_OK
 
 

@@ -20,7 +20,7 @@ from pigeon.sanitize import clean_line
 if TYPE_CHECKING:  # pydantic and the models load in the commands that use them: `pigeon` opens without them
     from pigeon.config import Config
     from pigeon.core.session import PigeonClient
-    from pigeon.models import Inbox, Message, Thread, WebhookSubscription
+    from pigeon.models import Inbox, Message, Thread, Unreadable, WebhookSubscription
 
 T = TypeVar("T")
 
@@ -257,19 +257,29 @@ def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
+    from pigeon.core.faults import unreadable_words
     from pigeon.models import PAGE_SIZE_DEFAULT
+
+    unreadable: list[Unreadable] = []  # messages the service sent that could not be read: said on stderr
 
     async def fetch(client: Any) -> tuple[list[Message], str | None]:
         kwargs = {
             "message_ids": args.message_id or None,
             "page_size": PAGE_SIZE_DEFAULT if args.page_size is None else args.page_size,
         }
-        if args.all:
-            return [m async for m in client.messages.iter(args.thread, **kwargs)], None
-        page = await client.messages.list(args.thread, page_token=args.page_token, **kwargs)
-        return page.items, page.next_page_token
+        if not args.all:
+            page = await client.messages.list(args.thread, page_token=args.page_token, **kwargs)
+            unreadable.extend(page.skipped)
+            return page.items, page.next_page_token
+        loaded: list[Message] = []
+        async for page in client.messages.iter_pages(args.thread, **kwargs):
+            unreadable.extend(page.skipped)
+            loaded += page.items
+        return loaded, None
 
     messages, next_token = ask(args, fetch)
+    if unreadable:
+        sys.stderr.write(f"pigeon: {unreadable_words(unreadable)}\n")
     if args.json:
         data: dict[str, Any] = {"messages": wire(messages)}
         if not args.all:

@@ -17,11 +17,11 @@ from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
+from pigeon.core.faults import skipped_words, unreadable_words
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.outside import Outside
 from pigeon.core.session import ClientFactory, Session, store_accepts
-from pigeon.sanitize import clean_line
 from pigeon.store.cache import UnknownThread
 from pigeon.store.drafts import Draft, Drafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
@@ -31,7 +31,7 @@ from pigeon.store.triage import Change
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
-    from pigeon.models import Contact, Inbox, Message, Thread, UpdateContact, WebhookSubscription
+    from pigeon.models import Contact, Inbox, Message, Thread, Unreadable, UpdateContact, WebhookSubscription
 
 __all__ = [
     "Draft",
@@ -43,19 +43,11 @@ __all__ = [
     "sender_label",
     "skipped_words",
     "store_path",
+    "unreadable_words",
 ]
 
 
 THREADS_HELD = 64
-
-
-def skipped_words(skipped: Sequence[str]) -> str:
-    """What a sync left out, in one line: "2 records could not be read and were left out (first: ...)"."""
-    count = len(skipped)
-    noun = "record" if count == 1 else "records"
-    return f"{count} {noun} the service sent could not be read and {'was' if count == 1 else 'were'} left out " + (
-        f"(first: {clean_line(skipped[0], limit=120)}); the rest synced."
-    )
 
 
 class MailCore(Session):
@@ -97,6 +89,7 @@ class MailCore(Session):
         self.contacts: dict[str, Contact] = {}
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
+        self._unreadable: dict[str, list[Unreadable]] = {}  # threads' messages that could not be read, by thread
         self._indexing: asyncio.Task[int] | None = None
         self._stored_new: list[Message] = []  # new messages stored by syncs that did not finish: the next reports them
 
@@ -150,6 +143,7 @@ class MailCore(Session):
         for thread_id in report.changed:
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
+            self._unreadable.pop(thread_id, None)
         if self._indexing is None or self._indexing.done():
             self._indexing = asyncio.create_task(index_stored(self.store), name="search-index")
         if index_now:
@@ -214,7 +208,8 @@ class MailCore(Session):
         if thread_id in self.messages:
             return
         thread, messages = await self.stored_thread(thread_id)
-        if thread is not None and messages and len(messages) >= (thread.message_count or 0):
+        whole = len(messages) + len(self._unreadable.get(thread_id, ()))  # (the unreadable ones have their places)
+        if thread is not None and messages and whole >= (thread.message_count or 0):
             self.keep(thread_id, messages)
 
     async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
@@ -225,6 +220,7 @@ class MailCore(Session):
 
             def read() -> tuple[Thread | None, list[Message]]:
                 found = known or store.thread(thread_id)
+                self._unreadable[thread_id] = store.unreadable_in(thread_id)
                 return found, (messages or (store.messages(thread_id) if found is not None else []))
 
             thread, messages = await asyncio.to_thread(read)
@@ -248,11 +244,17 @@ class MailCore(Session):
         """The thread's messages from the service, page by page (what has arrived, and whether more follow);
         stored once all have arrived."""
         loaded: list[Message] = []
-        async for loaded, more in fetch_thread(await self.connect(), self.store, thread_id):
+        unreadable: list[Unreadable] = []
+        async for loaded, more in fetch_thread(await self.connect(), self.store, thread_id, unreadable):
+            self._unreadable[thread_id] = list(unreadable)
             self.learn(loaded)
             if not more:
                 self._hold(thread_id, loaded)
             yield loaded, more
+
+    def unreadable_in(self, thread_id: str) -> list[Unreadable]:
+        """The messages of a thread read last (from the store or the service) that could not be read."""
+        return list(self._unreadable.get(thread_id, ()))
 
     def update_message(self, message: Message) -> None:
         """A message changed (its delivery status): keep the new version where it is held."""

@@ -90,6 +90,7 @@ from pigeon.models.resources import (
     UTCDateTime,
     WebhookSubscription,
 )
+from pigeon.models.unreadable import Unreadable, unreadable
 
 __all__ = [
     "CONTACT_NAME_MAX",
@@ -157,10 +158,12 @@ __all__ = [
     "ThreadStatus",
     "UTCDateTime",
     "UUIDText",
+    "Unreadable",
     "UpdateContact",
     "WebhookStatus",
     "WebhookSubscription",
     "now_utc",
+    "unreadable",
 ]
 
 

@@ -1,5 +1,8 @@
-"""The spec's enumerations, open: a field typed ``Open...`` takes the named values first and keeps any other string
-as it is (the ``*_UNSPECIFIED`` value is all the spec promises for most of them)."""
+"""The spec's enumerations, open in answers: a field typed ``Open...`` takes the named values first and keeps any
+other string as it is, shown as it came. Most the spec leaves open (the ``*_UNSPECIFIED`` value is all it shows);
+where it lists every value (contact entry types, inbox type and status, webhook status, event kinds), an answer with
+another is still kept rather than lose the record it is in. Requests are strict (``requests.py``): Pigeon sends,
+and the service takes, only the values the spec lists."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from pigeon.models.enums import (
     OpenContentType,
@@ -38,8 +38,10 @@ def _to_utc(value: datetime) -> datetime:
         raise ValueError("a date-time outside the years 1 to 9999 in UTC") from None
 
 
-Count = Annotated[int, Field(ge=0, le=2**53)]
-"""A count or a size: a whole number JSON carries exactly (and SQLite can hold)."""
+Integer = Annotated[int, Strict(), Field(ge=-(2**53), le=2**53)]
+"""What the spec calls an integer: a JSON whole number (not a string, a fraction or a boolean) that JSON carries
+exactly and SQLite can hold. Any such value is kept, an odd one too (a size of -1): strict about the type, tolerant
+about the value."""
 
 
 UTCDateTime = Annotated[datetime, AfterValidator(_to_utc)]
@@ -136,10 +138,10 @@ class Recipient(Resource):
 class ContentBlock(Resource):
     type: OpenContentType | None = None
     content: str | None = None
-    sequence: Count | None = None
+    sequence: Integer | None = None
     mime_type: str | None = None
     filename: str | None = None
-    size: Count | None = None
+    size: Integer | None = None
     metadata: Metadata | None = None
 
 
@@ -175,7 +177,7 @@ class Thread(Resource):
     subject: str | None = None
     participants: list[Participant] = Field(default_factory=list)
     last_message_at: UTCDateTime | None = None
-    message_count: Count | None = None
+    message_count: Integer | None = None
     metadata: Metadata | None = None
     updated_at: UTCDateTime | None = None
 

@@ -16,7 +16,7 @@ from pigeon.store.search import index_text
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
     from pydantic import BaseModel
 
-    from pigeon.models import Contact, Inbox, Message, Thread
+    from pigeon.models import Contact, Inbox, Message, Thread, Unreadable
 
 
 log = logging.getLogger("pigeon.store")
@@ -62,6 +62,8 @@ class Fetched(NamedTuple):
     messages: Sequence[Message]
     who: str
     recipients: str
+    unreadable: Sequence[Unreadable] = ()
+    """The thread's messages that could not be read, with their places."""
 
 
 def iso(moment: datetime) -> str:
@@ -118,9 +120,18 @@ class CacheStore(Database):
                     changed.append(thread.id)
         return changed
 
-    def put_messages(self, thread_id: str, messages: Sequence[Message], *, who: str, recipients: str) -> None:
-        """Store all messages of a thread (replacing what was there), index them, and mark the thread synced."""
-        if not self.put_fetched([Fetched(thread_id, messages, who, recipients)], index=True):
+    def put_messages(
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        who: str,
+        recipients: str,
+        unreadable: Sequence[Unreadable] = (),
+    ) -> None:
+        """Store all messages of a thread (replacing what was there), with the places of those that could not be
+        read, index them, and mark the thread synced."""
+        if not self.put_fetched([Fetched(thread_id, messages, who, recipients, unreadable)], index=True):
             raise UnknownThread(thread_id)
 
     def put_fetched(self, batch: Sequence[Fetched], *, index: bool) -> int:
@@ -135,6 +146,46 @@ class CacheStore(Database):
                     stored += self._put_fetched(conn, fetched, index=index, written=written)
             self._kept(written)
         return stored
+
+    def unmet(self, notes: Sequence[Unreadable]) -> list[Unreadable]:
+        """Of records that could not be read, those the store does not hold already (to be reported)."""
+        known = {
+            r[0]
+            for r in self.rows(
+                "SELECT fingerprint FROM unreadable WHERE fingerprint IN (SELECT value FROM json_each(?))",
+                (json.dumps([u.fingerprint for u in notes]),),
+            )
+        }
+        return [u for u in notes if u.fingerprint not in known]
+
+    def note_unreadable(self, listed: Sequence[Unreadable]) -> list[Unreadable]:
+        """Keep the inboxes and threads a sync's lists could not read (in place of those of the last sync);
+        returns those not met before, so that each is reported once until it changes."""
+        with self._lock:
+            fresh = self.unmet(listed)
+            with self.transaction() as conn:
+                conn.execute("DELETE FROM unreadable WHERE kind != 'message'")
+                self._note(conn, listed)
+        return fresh
+
+    def unreadable_in(self, thread_id: str) -> list[Unreadable]:
+        """The messages of a thread the last fetch could not read, in their order."""
+        from pigeon.models import Unreadable
+
+        rows = self.rows(
+            "SELECT kind, record_id, why, fingerprint, thread_id, before FROM unreadable "
+            "WHERE thread_id = ? AND kind = 'message' ORDER BY before, rowid",
+            (thread_id,),
+        )
+        return [Unreadable(*r) for r in rows]
+
+    @staticmethod
+    def _note(conn: sqlite3.Connection, notes: Iterable[Unreadable]) -> None:
+        conn.executemany(
+            "INSERT OR REPLACE INTO unreadable (fingerprint, kind, thread_id, record_id, why, before) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(u.fingerprint, u.kind, u.thread_id, u.record_id, u.why, u.before) for u in notes],
+        )
 
     def _kept(self, written: dict[str, Contact]) -> dict[str, Contact]:
         """The contacts as this store last wrote them (a committed transaction's ``written`` added), at most
@@ -170,6 +221,8 @@ class CacheStore(Database):
         ).fetchone()
         if row is None:
             return 0
+        conn.execute("DELETE FROM unreadable WHERE thread_id = ? AND kind = 'message'", (thread_id,))
+        self._note(conn, fetched.unreadable)
         conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
         conn.executemany(
             "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",

@@ -87,8 +87,23 @@ INSERT INTO search (rowid, thread_id, subject, sender, recipients, body)
 DROP TABLE search_v2;
 """
 
-# Version 4: the account (and service) whose mail the store holds, so that another account's never goes in.
-_ACCOUNT_V4 = """
+# Version 4: the records a sync could not read, by fingerprint, so that each is reported once (until it changes),
+# and a thread's unreadable messages with their places.
+_UNREADABLE_V4 = """
+CREATE TABLE unreadable (
+    fingerprint  TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    thread_id    TEXT NOT NULL DEFAULT '',
+    record_id    TEXT NOT NULL,
+    why          TEXT NOT NULL,
+    before       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (fingerprint, before)
+);
+CREATE INDEX unreadable_by_thread ON unreadable (thread_id, before);
+"""
+
+# Version 5: the account (and service) whose mail the store holds, so that another account's never goes in.
+_ACCOUNT_V5 = """
 CREATE TABLE account (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
     account_id  TEXT NOT NULL,
@@ -97,7 +112,7 @@ CREATE TABLE account (
 );
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _ACCOUNT_V4]
+MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _UNREADABLE_V4, _ACCOUNT_V5]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

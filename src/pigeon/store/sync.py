@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pigeon.store.account import account_of
@@ -22,7 +22,7 @@ from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import MailStore
 
 if TYPE_CHECKING:
-    from pigeon.models import Inbox, Message, Thread
+    from pigeon.models import Inbox, Message, Thread, Unreadable
 
 DEFAULT_CONCURRENCY = 16
 """Requests in flight for messages (the reference service answers them in parallel; the client's throttle halves
@@ -41,8 +41,9 @@ class SyncReport:
     messages: int
     changed: tuple[str, ...] = ()
     inbox_list: tuple[Inbox, ...] = ()
-    skipped: tuple[str, ...] = ()
-    """Records the service sent that could not be read ("id: why"), left out while the rest synced."""
+    skipped: tuple[Unreadable, ...] = ()
+    """Records the service sent that could not be read, left out while the rest synced: only those no earlier sync
+    met (a record is reported once, and again once it changes)."""
     new_messages: tuple[Message, ...] = ()
     """Messages the store did not have before this sync (the first ``NEW_KEPT``): what new mail to announce."""
 
@@ -78,26 +79,36 @@ def recipients_of(messages: list[Message]) -> str:
 
 
 async def fetch_thread(
-    client: Any, store: MailStore, thread_id: str, skipped: list[str] | None = None
+    client: Any, store: MailStore, thread_id: str, unreadable: list[Unreadable] | None = None
 ) -> AsyncIterator[tuple[list[Message], bool]]:
     """A thread's messages from the service, page by page (what has arrived, and whether more follow), stored and
-    indexed once all have arrived (opening a thread the store lacks). A message that cannot be read is left out
-    (and named in ``skipped``, if given)."""
+    indexed once all have arrived (opening a thread the store lacks). A message that cannot be read is left out,
+    kept in the store with its place, and added to ``unreadable`` (if given) as its page arrives."""
     loaded: list[Message] = []
+    left_out: list[Unreadable] = []
     async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
+        left_out += _placed(page.skipped, len(loaded))
+        if unreadable is not None:
+            unreadable += _placed(page.skipped, len(loaded))
         loaded += page.items
-        if skipped is not None:
-            skipped += page.skipped
         yield list(loaded), page.has_next_page
-    await asyncio.to_thread(store.put_messages, thread_id, loaded, who=who_of(loaded), recipients=recipients_of(loaded))
+    await asyncio.to_thread(
+        store.put_messages,
+        thread_id,
+        loaded,
+        who=who_of(loaded),
+        recipients=recipients_of(loaded),
+        unreadable=left_out,
+    )
 
 
-async def fetch_messages(client: Any, thread_id: str, skipped: list[str]) -> list[Message]:
-    """All messages of a thread, page by page; a message that cannot be read is left out and named in ``skipped``."""
+async def fetch_messages(client: Any, thread_id: str, unreadable: list[Unreadable]) -> list[Message]:
+    """All messages of a thread, page by page; a message that cannot be read is left out and added to
+    ``unreadable`` with its place."""
     loaded: list[Message] = []
     async for page in client.messages.iter_pages(thread_id, page_size=PAGE_SIZE):
+        unreadable += _placed(page.skipped, len(loaded))
         loaded += page.items
-        skipped += page.skipped
     return loaded
 
 
@@ -110,6 +121,11 @@ def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool) -> list
     }
     store.put_fetched(batch, index=index)
     return [m for f in batch for m in f.messages if m.id and m.id not in known]
+
+
+def _placed(skipped: Sequence[Unreadable], before: int) -> list[Unreadable]:
+    """A page's unreadable messages placed in the thread (the page's places count from its own first message)."""
+    return [replace(u, before=u.before + before) for u in skipped]
 
 
 async def index_stored(store: MailStore) -> int:
@@ -135,11 +151,12 @@ async def sync(
     caller that waits for the index anyway, which then costs no second reading of every message) or waits for
     :func:`index_stored` (the app: rows and messages first). The messages the store did not have are added to
     ``new`` as they are stored (a caller's list keeps them even if the sync fails or is cancelled after)."""
-    skipped: list[str] = []  # records that could not be read: left out, named in the report, the rest synced
+    listed: list[Unreadable] = []  # inboxes and threads that could not be read: left out, the rest synced
+    new_messages: list[Unreadable] = []  # messages that could not be read and no earlier sync met
     inboxes: list[Inbox] = []
     async for page in client.inboxes.iter_pages():
         inboxes += page.items
-        skipped += page.skipped
+        listed += page.skipped
     account = account_of(inboxes, getattr(client, "base_url", ""))
 
     def keep_inboxes() -> None:
@@ -157,9 +174,10 @@ async def sync(
     tasks: list[asyncio.Future[None]] = []
 
     async def fetch(thread_id: str) -> None:
+        left_out: list[Unreadable] = []
         async with gate:
-            loaded = await fetch_messages(client, thread_id, skipped)
-        fetched.put_nowait(Fetched(thread_id, loaded, who_of(loaded), recipients_of(loaded)))
+            loaded = await fetch_messages(client, thread_id, left_out)
+        fetched.put_nowait(Fetched(thread_id, loaded, who_of(loaded), recipients_of(loaded), left_out))
 
     async def write() -> None:
         # One writer: whatever has arrived goes into the store in one transaction while the next fetches go on.
@@ -176,6 +194,9 @@ async def sync(
             last = item is None
             if not batch:
                 continue
+            notes = [note for f in batch for note in f.unreadable]
+            if notes:  # (reported only if no earlier sync met them: asked before this batch replaces them)
+                new_messages.extend(await asyncio.to_thread(store.unmet, notes))
             fresh = await asyncio.to_thread(_put_new, store, batch, index=index)
             new.extend(fresh[: max(NEW_KEPT - len(new), 0)])
             written += len(batch)
@@ -190,12 +211,13 @@ async def sync(
         # the messages of its changed threads are asked for at once, newest first, while the next page loads.
         async for page in client.threads.iter_pages():
             threads += page.items
-            skipped += page.skipped
+            listed += page.skipped
             fresh = await asyncio.to_thread(store.put_threads, page.items)
             changed += fresh
             if on_progress is not None and fresh:
                 on_progress(written, len(changed))
             tasks += [asyncio.ensure_future(fetch(thread_id)) for thread_id in fresh]
+        new_listed = await asyncio.to_thread(store.note_unreadable, listed)
         fetches = asyncio.gather(*tasks)
         either: set[asyncio.Future[Any]] = {fetches, writer}
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
@@ -219,6 +241,6 @@ async def sync(
         messages=total_messages,
         changed=tuple(changed),
         inbox_list=tuple(inboxes),
-        skipped=tuple(skipped),
+        skipped=(*new_listed, *new_messages),
         new_messages=tuple(new),
     )

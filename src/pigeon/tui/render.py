@@ -68,8 +68,11 @@ def full_time(moment: datetime | None) -> str:
 
 
 def human_size(size: int | None) -> str:
-    if size is None or size < 0:
+    """A size in bytes for people; an odd one (below zero) is shown as the service sent it."""
+    if size is None:
         return "size unknown"
+    if size < 0:
+        return f"size unknown ({size})"
     value = float(size)
     for unit in ("B", "KB", "MB", "GB"):
         if value < 1024 or unit == "GB":

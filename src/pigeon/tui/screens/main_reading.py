@@ -119,7 +119,9 @@ class Reading(MailList):
 
         def show(messages: list[MailMessage], progress: str = "") -> None:
             if thread is not None:
-                reader.show(thread, messages, core.contacts, progress=progress)
+                reader.show(
+                    thread, messages, core.contacts, progress=progress, unreadable=core.unreadable_in(thread_id)
+                )
             if focus and self.focused is not reader:
                 self.set_focus(reader)
 
@@ -134,7 +136,7 @@ class Reading(MailList):
         total = thread.message_count or 0
         if mark_read:  # after the messages are painted: the list's bookkeeping never delays reading
             self.set_timer(MARK_READ_DELAY, lambda: self.mark_opened(thread_id))
-        if cached and len(cached) >= total:
+        if cached and len(cached) + len(core.unreadable_in(thread_id)) >= total:  # (unreadable ones count)
             core.keep(thread_id, cached)
             show(cached)
             if focus:
@@ -146,7 +148,7 @@ class Reading(MailList):
         try:
             async for loaded, more in core.fetch_thread(thread_id):
                 progress = f"Loading messages… {len(loaded)} of {max(total, len(loaded))}" if more else ""
-                reader.show(thread, loaded, core.contacts, progress=progress)
+                reader.show(thread, loaded, core.contacts, progress=progress, unreadable=core.unreadable_in(thread_id))
         except PigeonError:
             if cached or loaded:
                 reader.show(

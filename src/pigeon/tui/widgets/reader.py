@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -19,8 +20,9 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
+from pigeon.core.faults import unreadable_words
 from pigeon.htmltext import footnoted
-from pigeon.sanitize import clean
+from pigeon.sanitize import clean, clean_line
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import (
     Quoted,
@@ -38,7 +40,9 @@ from pigeon.tui.render import (
 from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
-    from pigeon.models import Contact, ContentBlock, Message, Thread
+    from collections.abc import Sequence
+
+    from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
 
 @functools.cache
@@ -89,10 +93,18 @@ class ThreadView:
     """Builds the content of a thread."""
 
     def __init__(
-        self, thread: Thread, messages: list[Message], contacts: dict[str, Contact], *, show_quotes: bool, width: int
+        self,
+        thread: Thread,
+        messages: list[Message],
+        contacts: dict[str, Contact],
+        *,
+        show_quotes: bool,
+        width: int,
+        unreadable: Sequence[Unreadable] = (),
     ) -> None:
         self.thread = thread
         self.messages = messages
+        self.unreadable = unreadable
         self.contacts = contacts
         self.show_quotes = show_quotes
         self.width = width
@@ -112,10 +124,19 @@ class ThreadView:
         depths = thread_depths(self.messages)
         by_id = {m.id: m for m in self.messages}
         rule = Content.styled("─" * max(self.width - 2, 10), "$panel")
-        for message in self.messages:
+        for place, message in enumerate(self.messages):
+            parts += self.left_out(place, rule)
             parent = by_id.get(message.parent_id) if message.parent_id else None
             parts += ["", rule, self.message(message, depths.get(message.id or "", 0), parent)]
+        parts += self.left_out(len(self.messages), rule)
         return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in parts)
+
+    def left_out(self, place: int, rule: Content) -> list[Content | str]:
+        """Where messages that could not be read would be: before the ``place``-th readable one (or after the
+        last), one cleaned line saying how many and why."""
+        last = place >= len(self.messages)
+        here = [u for u in self.unreadable if u.before == place or (last and u.before > place)]
+        return ["", rule, Content.styled(unreadable_words(here), "italic $warning")] if here else []
 
     def message(self, message: Message, depth: int, parent: Message | None) -> Content:
         lines: list[Content | str] = []
@@ -128,6 +149,8 @@ class ThreadView:
 
         outbound = message.direction == MessageDirection.OUTBOUND
         badge = status_badges().get(message.status) if outbound else None  # type: ignore[arg-type]
+        if message.status is not None and not isinstance(message.status, StrEnum):  # a status the spec leaves open
+            badge = clean_line(message.status, limit=60)
         if badge:
             header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
         lines.append(header)
@@ -232,6 +255,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         super().__init__(id=id)
         self.thread: Thread | None = None
         self.messages: list[Message] = []
+        self.unreadable: Sequence[Unreadable] = ()
         self.contacts: dict[str, Contact] = {}
         self.show_quotes = False
         self.progress = ""
@@ -252,10 +276,19 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         return self._shown.plain
 
     def show(
-        self, thread: Thread, messages: list[Message], contacts: dict[str, Contact], *, progress: str = ""
+        self,
+        thread: Thread,
+        messages: list[Message],
+        contacts: dict[str, Contact],
+        *,
+        progress: str = "",
+        unreadable: Sequence[Unreadable] | None = None,
     ) -> None:
-        """Show ``messages`` of ``thread`` (again, when more pages arrived: the scroll position is kept)."""
+        """Show ``messages`` of ``thread`` (again, when more pages arrived: the scroll position is kept), with the
+        places of its ``unreadable`` messages (``None``: those shown already, if it is the same thread)."""
         same = self.thread is not None and self.thread.id == thread.id
+        if unreadable is not None or not same:
+            self.unreadable = unreadable or ()
         self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
         self._render_thread()
         if not same:
@@ -282,7 +315,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def clear(self) -> None:
         """Show no thread."""
-        self.thread, self.messages, self.progress = None, [], ""
+        self.thread, self.messages, self.unreadable, self.progress = None, [], (), ""
         self._render_thread()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -305,7 +338,14 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             static.update(self.EMPTY)
             return
         width = self.scrollable_content_region.width or 80
-        view = ThreadView(self.thread, self.messages, self.contacts, show_quotes=self.show_quotes, width=width - 1)
+        view = ThreadView(
+            self.thread,
+            self.messages,
+            self.contacts,
+            show_quotes=self.show_quotes,
+            width=width - 1,
+            unreadable=self.unreadable,
+        )
         size = sum(len(block.content or "") for message in self.messages for block in message.content_blocks)
         if size <= RENDER_HERE:
             self._shown = view.render(self.progress)
