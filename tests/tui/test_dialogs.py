@@ -6,15 +6,17 @@ import json
 
 import httpx
 from textual.pilot import Pilot
-from textual.widgets import Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.dialogs import CreateInboxDialog
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import ConfirmScreen
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, frozen_clock, loaded, pigeon_for, settle
+from tests.tui.test_contacts import open_editor, sender_contact
 
 
 class RefusingInboxes(httpx.AsyncBaseTransport):
@@ -109,3 +111,59 @@ async def test_a_refusal_without_field_errors_gives_the_services_detail(service:
         assert status_of(app) == "Not created: An inbox with this address exists already"
         assert isinstance(app.screen, CreateInboxDialog)
         assert not isinstance(app.screen, MainScreen)
+
+
+def buttons_of(app: PigeonApp) -> list[str]:
+    return [str(button.label) for button in app.screen.query(Button)]
+
+
+async def test_escape_twice_leaves_a_form_and_the_question_says_so(service: Service) -> None:
+    before = len(service.db.list_inboxes(service.alice.id))
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        dialog = app.screen
+        dialog.query_one("#email", Input).value = "typed@pigeon.example"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        assert buttons_of(app) == ["Discard (y, Esc)", "Keep (n)"]
+        await pilot.press("n")  # Keep: back to the form, nothing lost
+        await settle(pilot, app, lambda: app.screen is dialog)
+        assert dialog.query_one("#email", Input).value == "typed@pigeon.example"
+        await pilot.press("escape", "escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+    assert len(service.db.list_inboxes(service.alice.id)) == before
+
+
+async def test_escape_twice_leaves_the_contact_editor_without_saving(service: Service) -> None:
+    contact = sender_contact(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        editor.query_one("#last_name", Input).value = "Unsaved"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        assert buttons_of(app) == ["Leave (y, Esc)", "Stay (n)"]
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+    assert service.db.get_contact(service.alice.id, contact.id or "").last_name != "Unsaved"  # type: ignore[union-attr]
+
+
+async def test_escape_on_the_quit_question_stays(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        dialog = app.screen
+        dialog.query_one("#email", Input).value = "typed@pigeon.example"
+        await app.action_quit()
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        assert buttons_of(app) == ["Quit (y)", "Stay (n, Esc)"]
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: app.screen is dialog)
+        assert app.is_running
+        assert dialog.query_one("#email", Input).value == "typed@pigeon.example"

@@ -42,8 +42,16 @@ class FormDialog(ModalScreen[Any]):
         )
 
     def action_cancel(self) -> None:
-        """Close; with something typed, ask first (nothing typed is lost without a question)."""
-        ask_first(self.app, self.dirty, "Discard what you typed?", "Discard", "Keep", lambda: self.dismiss(None))
+        """Close; with something typed, ask first (nothing typed is lost without a question); Esc again discards."""
+        ask_first(
+            self.app,
+            self.dirty,
+            "Discard what you typed?",
+            "Discard",
+            "Keep",
+            lambda: self.dismiss(None),
+            escape_agrees=True,
+        )
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
