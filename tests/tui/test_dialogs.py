@@ -167,3 +167,22 @@ async def test_escape_on_the_quit_question_stays(service: Service) -> None:
         await settle(pilot, app, lambda: app.screen is dialog)
         assert app.is_running
         assert dialog.query_one("#email", Input).value == "typed@pigeon.example"
+
+
+async def test_the_palette_does_not_open_over_a_dialog(service: Service) -> None:
+    from textual.command import CommandPalette
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        dialog = app.screen
+        await pilot.press("ctrl+p")
+        await settle(pilot, app)
+        assert app.screen is dialog
+        assert not CommandPalette.is_open(app)
+        await pilot.press("escape")  # nothing typed: the dialog closes; on the mail the palette opens
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("ctrl+p")
+        await settle(pilot, app, lambda: CommandPalette.is_open(app))

@@ -18,7 +18,7 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from pigeon.config import Config, ConfigError
 from pigeon.core.errors import ConnectionFailed, PigeonError, RateLimited, Unauthorized
@@ -199,6 +199,11 @@ class PigeonApp(ReportsFailures, App[None]):
         super().notify(clean(message), title=clean_line(title), severity=severity, timeout=timeout, markup=False)
 
     # --- the app's own actions ----------------------------------------------------------------------------------
+
+    def action_command_palette(self) -> None:
+        """The palette, over a full screen only: over a dialog or a question it would stack a second one."""
+        if not isinstance(self.screen, ModalScreen):
+            super().action_command_palette()
 
     def action_help(self) -> None:
         """Every key of the focused context, with its binding id (for the keymap)."""
