@@ -62,6 +62,14 @@ class PigeonApp(ReportsFailures, App[None]):
         # (pigeon.tui.memory). An app made with the collector on (tests, another program) leaves it alone.
         self.manages_collector = not gc.isenabled()
         core.on_start_up_stage = self.start_up_stage_done
+        made = core.client_factory
+
+        def client_factory(base_url: str, token: str) -> PigeonClient:  # (each client says when it waits)
+            client = made(base_url, token)
+            client.on_busy = self.service_busy
+            return client
+
+        core.client_factory = client_factory
         if core.config.ui.theme in self.available_themes:
             self.theme = core.config.ui.theme
         self._theme_loaded = True
@@ -159,6 +167,13 @@ class PigeonApp(ReportsFailures, App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(LoginScreen(self.core, self.core.service_url, message))
+
+    def service_busy(self, wait: object) -> None:
+        """The service answered "busy" and the client waits before it asks again: say until when (``wait``, the
+        client's account of it, reads as one line)."""
+        self.notify(
+            str(wait), title="Waiting", severity="warning", timeout=max(5.0, getattr(wait, "seconds", 0)), markup=False
+        )
 
     # --- failures: the one place ------------------------------------------------------------------------------
 
