@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
@@ -27,6 +27,7 @@ from pigeon.core.session import ClientFactory
 from pigeon.sanitize import clean, clean_line
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.frames import QuickFrames
+from pigeon.tui.keymap import checked_keymap
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
 from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
@@ -131,8 +132,15 @@ class PigeonApp(ReportsFailures, App[None]):
         return MainScreen(self.core)
 
     def on_mount(self) -> None:
-        if self.core.config.ui.keymap:
-            self.set_keymap(self.core.config.ui.keymap)
+        keymap, warnings = checked_keymap(self.core.config.ui.keymap)
+        for warning in warnings:
+            self.notify(warning, title="Keymap", severity="warning", timeout=15)
+        if keymap:
+            self.set_keymap(keymap)
+
+    def get_key_display(self, binding: Binding) -> str:
+        """A key as shown (key bar, help, palette): cleaned like all text, whatever a keymap put in it."""
+        return clean_line(super().get_key_display(binding))
 
     async def on_unmount(self) -> None:
         await self.core.close()
