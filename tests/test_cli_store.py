@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -140,3 +141,44 @@ def test_a_corrupt_store_is_one_line_naming_the_file_and_the_way_out(
     assert str(path) in err
     assert "Move it aside" in err
     assert "Traceback" not in err
+
+
+def test_sync_says_on_stderr_when_and_until_when_it_waits_on_a_busy_service(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.api import PigeonClient
+    from pigeon.core import session
+
+    service = make_service()
+    inner = create_app(service.db, ServerSettings(deliver_webhooks=False))
+    busy = [True]
+
+    async def first_answer_busy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and busy[0]:  # the first request is answered 429, Retry-After: 30
+            busy[0] = False
+            headers = [(b"retry-after", b"30"), (b"content-type", b"application/problem+json")]
+            await send({"type": "http.response.start", "status": 429, "headers": headers})
+            await send({"type": "http.response.body", "body": b'{"title": "Too Many Requests", "status": 429}'})
+            return
+        await inner(scope, receive, send)
+
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:  # the test does not wait the 30 s it is asked to
+        waits.append(seconds)
+
+    monkeypatch.setattr(session, "default_client_factory", lambda url, token: PigeonClient(url, token, sleep=no_wait))
+    thread = start_in_thread(first_answer_busy, db=service.db)
+    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    try:
+        code, text = run("sync")
+    finally:
+        thread.stop()
+        service.db.close()
+    assert code == 0
+    assert "Synced 25 threads" in text
+    assert waits == [30.0]
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1
+    assert re.fullmatch(r"pigeon: The service is busy \(429\); waiting 30 s, until \d\d:\d\d:\d\d…", lines[0])

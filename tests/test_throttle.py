@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 import httpx
 
 from pigeon.api import PigeonClient
-from pigeon.api.throttle import Throttle
+from pigeon.api.throttle import BusyWait, Throttle
 
 THREAD = "7d0c4a5e-8d3b-4a53-9d55-1f6d2e0b9a11"
 
@@ -127,3 +128,41 @@ def test_answers_let_the_count_grow_back_to_the_bound_and_no_further() -> None:
     for _ in range(10):
         throttle.answered(429)
     assert throttle.allowed == 1  # never below one
+
+
+async def test_a_busy_wait_is_told_once_for_the_requests_answered_busy_together() -> None:
+    service = Service()
+    waited: list[float] = []
+    told: list[BusyWait] = []
+
+    async def no_wait(seconds: float) -> None:
+        waited.append(seconds)
+
+    async with client_for(service, no_wait) as client:
+        client.on_busy = told.append
+        service.busy_next = 4
+        asks = [asyncio.create_task(client.messages.list(THREAD)) for _ in range(4)]
+        await service.until(lambda: service.in_flight == 4)
+        before = datetime.now().astimezone()
+        service.release.set()
+        await asyncio.gather(*asks)
+    assert waited == [1.0] * 4  # each request waited out its busy answer ...
+    assert len(told) == 1  # ... and the user is told once
+    wait = told[0]
+    assert (wait.status, wait.seconds) == (429, 1.0)
+    assert before + timedelta(seconds=1) <= wait.until <= datetime.now().astimezone() + timedelta(seconds=1)
+    assert str(wait) == f"The service is busy (429); waiting 1 s, until {wait.until:%H:%M:%S}…"
+
+
+async def test_a_client_without_a_hook_waits_in_silence_as_before() -> None:
+    service = Service()
+    waited: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waited.append(seconds)
+
+    async with client_for(service, no_wait) as client:
+        service.busy_next = 1
+        service.release.set()
+        await client.messages.list(THREAD)
+    assert waited == [1.0]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from textual.binding import Binding
+
+from pigeon.config import load_config
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service
-from tests.tui.conftest import SIZE, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import BASE, SIZE, Notes, loaded, pigeon_for, screen_text, settle
 
 
 def bar_text(bar: KeyBar) -> str:
@@ -50,3 +55,37 @@ async def test_a_narrow_bar_shows_whole_keys_and_keeps_the_palette(service: Serv
         left_out = [hint for hint in hints if hint not in drawn]
         assert left_out
         assert not [hint for hint in left_out if f" {hint.display} {hint.description.split()[0]}" in shown]
+
+
+async def test_a_keymap_value_that_is_no_key_is_refused_with_a_word_and_never_shown_raw(
+    service: Service, isolated_environment: Path
+) -> None:
+    path = isolated_environment / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('[ui.keymap]\n"list.open" = "\\u001b]2;pwned\\u0007"\n"list.down" = "i"\n')
+    app = pigeon_for(service, config=load_config(base_url=BASE))
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await loaded(pilot, app)
+        shown = bar_text(app.screen.query_one(KeyBar))
+        assert " ⏎ Open " in shown  # the entry was left out: enter still opens
+        assert "pwned" not in shown
+        await pilot.press("i")
+        assert threads.cursor == 1  # the good entry of the same table is used
+        warnings = [note.message for note in notes if note.title == "Keymap"]
+        assert warnings == ["[ui.keymap] \"list.open\" = '\\x1b]2;pwned\\x07' is not a key name; ignored."]
+        await pilot.press("question_mark")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+        rows = [line for line in screen_text(app).splitlines() if "list.open" in line and "Open" in line]
+        assert len(rows) == 1
+        assert "⏎" in rows[0]
+        assert "pwned" not in rows[0]
+
+
+async def test_a_key_is_shown_cleaned_whatever_it_holds(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        shown = app.get_key_display(Binding("x", "noop", key_display="\x1b]2;pwned\x07x"))
+        assert "\x1b" not in shown
+        assert "\x07" not in shown

@@ -3,12 +3,19 @@ resize keeps the list's cursor row in sight."""
 
 from __future__ import annotations
 
-from textual.color import Color
+import dataclasses
+import re
 
+from textual.color import Color
+from textual.geometry import Region
+
+from pigeon.config import load_config
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.widgets.inbox_list import VIEW_LABELS, InboxList
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ROW_STYLES, ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import loaded, pigeon_for, settle
+from tests.tui.conftest import BASE, loaded, pigeon_for, screen_text, settle
 
 MIN_CONTRAST = 3.0  # WCAG's floor for large or secondary text; the list's dim dates and counts are secondary
 
@@ -61,3 +68,52 @@ async def test_a_resize_keeps_the_cursor_row_in_sight(service: Service) -> None:
         await settle(pilot, app)
         top = int(threads.scroll_offset.y)
         assert top <= threads.cursor < top + threads.size.height
+
+
+CELL_WIDTH, LINE_HEIGHT = 12.2, 24.4  # (Textual's screenshot geometry: a cell's width and a line's height)
+
+
+def painted(app: PigeonApp, leave_out: Region) -> dict[tuple[str, int, int], str]:
+    """What the screen shows, from Textual's own screenshot: each run of text's colour and each background's
+    colour, by where it starts (row, column), outside ``leave_out``."""
+    svg = app.export_screenshot()
+    fills = dict(re.findall(r"\.terminal-\d+-(r\d+) \{ fill: ([^;}\s]+)", svg))
+    found: dict[tuple[str, int, int], str] = {}
+    for kind, fill, x, y, base in [
+        *(
+            ("text", fills.get(c, ""), x, y, 20.0)
+            for c, x, y in re.findall(r'<text class="terminal-\d+-(r\d+)" x="([\d.]+)" y="([\d.]+)"', svg)
+        ),
+        *(("back", f, x, y, 1.5) for f, x, y in re.findall(r'<rect fill="([^"]+)" x="([\d.]+)" y="([\d.]+)"', svg)),
+    ]:
+        row, column = round((float(y) - base) / LINE_HEIGHT), round(float(x) / CELL_WIDTH)
+        if not leave_out.contains(column, row):
+            found[(kind, row, column)] = fill
+    return found
+
+
+async def screen_in(service: Service, theme: str, *, switch_to: str | None = None) -> dict[tuple[str, int, int], str]:
+    """The mail screen of an app started in ``theme`` (then switched to ``switch_to``) once it has loaded and
+    checked for mail, less the reader (whose text depends on what has loaded in it so far)."""
+    config = load_config(base_url=BASE)
+    config = dataclasses.replace(config, ui=dataclasses.replace(config.ui, theme=theme))
+    app = pigeon_for(service, config=config, save_settings=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await loaded(pilot, app)
+        inboxes = app.screen.query_one(InboxList)
+        await settle(
+            pilot, app, lambda: inboxes.option_count > len(VIEW_LABELS) + 1 and "checking every" in screen_text(app)
+        )
+        if switch_to is not None:
+            before = painted(app, app.screen.query_one(Reader).region)
+            app.theme = switch_to
+            await settle(pilot, app, lambda: painted(app, app.screen.query_one(Reader).region) != before)
+            await settle(pilot, app)
+        return painted(app, app.screen.query_one(Reader).region)
+
+
+async def test_a_theme_switched_while_running_looks_as_after_a_restart(service: Service) -> None:
+    switched = await screen_in(service, "textual-dark", switch_to="textual-light")
+    started = await screen_in(service, "textual-light")
+    differ = sorted(where for where in switched.keys() | started.keys() if switched.get(where) != started.get(where))
+    assert not differ, [(where, switched.get(where), started.get(where)) for where in differ[:10]]

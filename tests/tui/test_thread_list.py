@@ -14,16 +14,8 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 
 from pigeon.sanitize import clean_line
-from pigeon.tui.widgets.thread_list import (
-    COUNT_WIDTH,
-    MARK_WIDTH,
-    NARROW_WHO_WIDTH,
-    TIME_WIDTH,
-    WHO_WIDTH,
-    WIDE_ROW,
-    ThreadList,
-    ThreadRow,
-)
+from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
+from pigeon.tui.widgets.thread_row import COUNT_WIDTH, MARK_WIDTH, NARROW_WHO_WIDTH, TIME_WIDTH, WHO_WIDTH, WIDE_ROW
 from tests.tui.test_key_path import until
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -14,8 +14,8 @@ Rules kept here:
   or an error message.
 - Retries: GET requests on connection errors, timeouts, 408, 429, 502, 503 and 504, with jittered exponential
   backoff and ``Retry-After`` honoured up to ``retry_after_cap`` seconds (a longer wait is not slept through: the
-  error is raised with ``retry_after`` set). POST and PATCH are retried only when the connection was never
-  made (the request cannot have reached the service); never after.
+  error is raised with ``retry_after`` set). A wait on a 429 or 503 is told to ``on_busy``. POST and PATCH are
+  retried only when the connection was never made (the request cannot have reached the service); never after.
 - Redirects are not followed.
 - At most ``max_in_flight`` requests are in flight, fewer while the service answers 429 or 503
   (:mod:`.throttle`): each such answer halves the number and holds new requests until its wait is over.
@@ -31,6 +31,7 @@ import random
 import time
 import urllib.request
 from collections.abc import Awaitable, Callable, Generator
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -50,7 +51,7 @@ from pigeon.api.errors import (
 )
 from pigeon.api.pagination import DEFAULT_MAX_PAGES
 from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks, parse_json
-from pigeon.api.throttle import BUSY_STATUSES, Throttle
+from pigeon.api.throttle import BUSY_STATUSES, BusyWait, Throttle
 from pigeon.api.transport import Answer, KeepAliveTransport, origin_of
 
 log = logging.getLogger("pigeon.api")
@@ -175,6 +176,9 @@ class PigeonClient:
         self.backoff_max = backoff_max
         self._sleep: Sleep = sleep or asyncio.sleep
         self.throttle = Throttle(max_in_flight)
+        self.on_busy: Callable[[BusyWait], object] | None = None
+        """Told of each wait on a "busy" answer (one for requests that wait together), to say so to the user."""
+        self._busy_until = 0.0  # (monotonic) when the last wait told of ends
         # As many connections as requests in flight, and one for a page walk beside them.
         connections = self.throttle.bound + 1
         # Only one of the two is made: an ``httpx.AsyncClient`` of its own imports httpcore and anyio and loads the
@@ -263,6 +267,7 @@ class PigeonClient:
             delay = self._retry_delay(attempt, answer) if method == "GET" else None
             if delay is not None:
                 if answer.status_code in BUSY_STATUSES:
+                    self._tell_busy(answer.status_code, delay)
                     async with self.throttle.paused():  # no other request starts while the service is busy
                         await self._sleep(delay)
                 else:
@@ -270,6 +275,16 @@ class PigeonClient:
                 attempt += 1
                 continue
             raise status_error(answer.as_httpx(), method=method, path=path, redact=self._auth.redact)
+
+    def _tell_busy(self, status: int, delay: float) -> None:
+        """Tell ``on_busy`` of a wait, unless one told of already covers it (requests in flight together are
+        answered "busy" together)."""
+        ends = time.monotonic() + delay
+        if self.on_busy is None or ends <= self._busy_until + 1.0:
+            return
+        self._busy_until = ends
+        until = datetime.now().astimezone() + timedelta(seconds=delay)
+        self.on_busy(BusyWait(status, delay, until))
 
     async def _send(
         self, method: str, path: str, params: list[tuple[str, str]] | None, body: dict[str, Any] | None

@@ -11,8 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
 
 BUSY_STATUSES = frozenset({429, 503})
+
+
+@dataclass(frozen=True)
+class BusyWait:
+    """The client waits out a "busy" answer before it asks again: told to its ``on_busy`` hook, so that the
+    CLI and the app can say so (the API layer prints nothing)."""
+
+    status: int
+    seconds: float
+    until: datetime  # local time
+
+    def __str__(self) -> str:
+        return f"The service is busy ({self.status}); waiting {self.seconds:.0f} s, until {self.until:%H:%M:%S}…"
 
 
 class Throttle:

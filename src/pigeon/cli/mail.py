@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pigeon.cli.common import batch_collection, core_of, run
 from pigeon.cli.output import EXIT_OK, UsageError, print_json, table, when
@@ -14,10 +14,20 @@ from pigeon.core.actions import BY_ID, describe
 from pigeon.core.mail import skipped_words
 from pigeon.sanitize import clean_line
 
+if TYPE_CHECKING:
+    from pigeon.core.mail import MailCore, SyncReport
+
+
+async def _sync_saying_waits(core: MailCore) -> SyncReport:
+    """Sync, with a line on stderr for each wait on a busy service (a sync may otherwise sit silent for minutes)."""
+    client = await core.connect()
+    client.on_busy = lambda wait: sys.stderr.write(f"pigeon: {wait}\n")
+    return await core.sync(index_now=True)
+
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
     with batch_collection():
-        report = run(args, lambda core: core.sync(index_now=True), local=True)
+        report = run(args, _sync_saying_waits, local=True)
     if args.json:
         figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
         print_json({**figures, "skipped": [str(u) for u in report.skipped]}, out)

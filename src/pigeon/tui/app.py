@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from pigeon.config import Config, ConfigError
 from pigeon.core.errors import (
@@ -34,6 +34,7 @@ from pigeon.core.session import ClientFactory
 from pigeon.sanitize import clean, clean_line
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.frames import QuickFrames
+from pigeon.tui.keymap import checked_keymap
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
 from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
@@ -70,6 +71,14 @@ class PigeonApp(ReportsFailures, App[None]):
         # (pigeon.tui.memory). An app made with the collector on (tests, another program) leaves it alone.
         self.manages_collector = not gc.isenabled()
         core.on_start_up_stage = self.start_up_stage_done
+        made = core.client_factory
+
+        def client_factory(base_url: str, token: str) -> PigeonClient:  # (each client says when it waits)
+            client = made(base_url, token)
+            client.on_busy = self.service_busy
+            return client
+
+        core.client_factory = client_factory
         if core.config.ui.theme in self.available_themes:
             self.theme = core.config.ui.theme
         self._theme_loaded = True
@@ -131,8 +140,15 @@ class PigeonApp(ReportsFailures, App[None]):
         return MainScreen(self.core)
 
     def on_mount(self) -> None:
-        if self.core.config.ui.keymap:
-            self.set_keymap(self.core.config.ui.keymap)
+        keymap, warnings = checked_keymap(self.core.config.ui.keymap)
+        for warning in warnings:
+            self.notify(warning, title="Keymap", severity="warning", timeout=15)
+        if keymap:
+            self.set_keymap(keymap)
+
+    def get_key_display(self, binding: Binding) -> str:
+        """A key as shown (key bar, help, palette): cleaned like all text, whatever a keymap put in it."""
+        return clean_line(super().get_key_display(binding))
 
     async def on_unmount(self) -> None:
         await self.core.close()
@@ -167,6 +183,13 @@ class PigeonApp(ReportsFailures, App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(LoginScreen(self.core, self.core.service_url, message))
+
+    def service_busy(self, wait: object) -> None:
+        """The service answered "busy" and the client waits before it asks again: say until when (``wait``, the
+        client's account of it, reads as one line)."""
+        self.notify(
+            str(wait), title="Waiting", severity="warning", timeout=max(5.0, getattr(wait, "seconds", 0)), markup=False
+        )
 
     # --- failures: the one place ------------------------------------------------------------------------------
 
@@ -209,6 +232,11 @@ class PigeonApp(ReportsFailures, App[None]):
         super().notify(clean(message), title=clean_line(title), severity=severity, timeout=timeout, markup=False)
 
     # --- the app's own actions ----------------------------------------------------------------------------------
+
+    def action_command_palette(self) -> None:
+        """The palette, over a full screen only: over a dialog or a question it would stack a second one."""
+        if not isinstance(self.screen, ModalScreen):
+            super().action_command_palette()
 
     def action_help(self) -> None:
         """Every key of the focused context, with its binding id (for the keymap)."""

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
 
-from pigeon.core.errors import FieldError, Invalid, InvalidInput, PigeonError
+from pigeon.core.errors import FieldError, InvalidInput, PigeonError, StatusError
 from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line
@@ -42,8 +42,16 @@ class FormDialog(ModalScreen[Any]):
         )
 
     def action_cancel(self) -> None:
-        """Close; with something typed, ask first (nothing typed is lost without a question)."""
-        ask_first(self.app, self.dirty, "Discard what you typed?", "Discard", "Keep", lambda: self.dismiss(None))
+        """Close; with something typed, ask first (nothing typed is lost without a question); Esc again discards."""
+        ask_first(
+            self.app,
+            self.dirty,
+            "Discard what you typed?",
+            "Discard",
+            "Keep",
+            lambda: self.dismiss(None),
+            escape_agrees=True,
+        )
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
@@ -57,25 +65,28 @@ class FormDialog(ModalScreen[Any]):
         raise NotImplementedError
 
     def show_errors(self, errors: list[FieldError], summary: str = "") -> None:
+        """Each error under its field, and every one of them in the status line after ``summary`` (a field may be
+        scrolled out of sight, and an error of a field the form does not have has nowhere else to go)."""
         for name in self.FIELDS:
             self.query_one(f"#{name}-error", Label).update("")
-        unplaced = []
         for error in errors:
             name = error.field.split(".")[0]
             if name in self.FIELDS:
                 self.query_one(f"#{name}-error", Label).update(Content.styled(clean_line(error.message), "$error"))
-            else:
-                unplaced.append(str(error))
-        text = " ".join(x for x in (summary, "; ".join(unplaced)) if x)
+        text = " ".join(x for x in (summary, "; ".join(str(error) for error in errors)) if x)
         self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $error"))
 
     async def create_with(self, call: Callable[[], Awaitable[Any]]) -> None:
-        """Await ``call()`` (a create request of the core); field errors go to their fields, anything else to the
-        status line; success dismisses the dialog with the created resource."""
+        """Await ``call()`` (a create request of the core); field errors go to their fields, and the reason, with
+        every field error, to the status line; success dismisses the dialog with the created resource."""
         try:
             created = await call()
-        except (InvalidInput, Invalid) as exc:
-            self.show_errors(exc.errors, "Not created:" if exc.errors else f"Not created: {exc}")
+        except (InvalidInput, StatusError) as exc:
+            if exc.errors:
+                self.show_errors(exc.errors, "Not created:")
+            else:  # (the service's own words when it gave some, else the whole error)
+                said = exc.detail if isinstance(exc, StatusError) else ""
+                self.show_errors([], f"Not created: {said or exc}")
             return
         except PigeonError as exc:
             self.show_errors([], f"Not created: {exc}")

@@ -18,24 +18,29 @@ if TYPE_CHECKING:
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask a yes/no question; dismisses with the answer."""
+    """Ask a yes/no question; dismisses with the answer. Esc means no, or yes when ``escape_agrees`` (a question
+    asked by Esc on a form: Esc again gets the user out, as in other keyboard mail clients). Each button names the
+    keys that answer it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+        Binding("n", "answer(False)", "No", id="confirm.no"),
+        Binding("escape", "escape", "Close", id="confirm.escape"),
     ]
 
-    def __init__(self, question: Content, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: Content, yes: str = "Yes", no: str = "No", *, escape_agrees: bool = False) -> None:
         super().__init__()
         self.question = question
         self.yes, self.no = yes, no
+        self.escape_agrees = escape_agrees
 
     def compose(self) -> ComposeResult:
+        yes_keys, no_keys = ("y, Esc", "n") if self.escape_agrees else ("y", "n, Esc")
         with Vertical(classes="dialog"):
             yield Static(self.question, markup=False)
             with Horizontal(classes="buttons"):
-                yield Button(self.yes, id="yes", variant="warning")
-                yield Button(self.no, id="no")
+                yield Button(f"{self.yes} ({yes_keys})", id="yes", variant="warning")
+                yield Button(f"{self.no} ({no_keys})", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -43,9 +48,22 @@ class ConfirmScreen(ModalScreen[bool]):
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
 
+    def action_escape(self) -> None:
+        self.dismiss(self.escape_agrees)
 
-def ask_first(app: App[Any], needed: bool, question: str, yes: str, no: str, then: Callable[[], object]) -> None:
-    """Do ``then`` now, or, when ``needed`` (something typed would be lost), once the user answers yes."""
+
+def ask_first(
+    app: App[Any],
+    needed: bool,
+    question: str,
+    yes: str,
+    no: str,
+    then: Callable[[], object],
+    *,
+    escape_agrees: bool = False,
+) -> None:
+    """Do ``then`` now, or, when ``needed`` (something typed would be lost), once the user answers yes (or Esc, when
+    ``escape_agrees``: the question was asked by Esc on a form, and Esc twice leaves it)."""
     if not needed:
         then()
         return
@@ -55,7 +73,7 @@ def ask_first(app: App[Any], needed: bool, question: str, yes: str, no: str, the
             then()
 
     if not isinstance(app.screen, ConfirmScreen):  # (a second quit key while the question is open asks nothing)
-        app.push_screen(ConfirmScreen(Content(question), yes=yes, no=no), answer)
+        app.push_screen(ConfirmScreen(Content(question), yes=yes, no=no, escape_agrees=escape_agrees), answer)
 
 
 class PickScreen(ModalScreen[int | None]):

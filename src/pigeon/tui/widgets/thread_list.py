@@ -11,8 +11,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import ClassVar, Protocol
 
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
@@ -25,9 +23,9 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from pigeon.core.listing import ThreadRow
-from pigeon.sanitize import clean_line
 from pigeon.tui.render import relative_time
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.thread_row import draw_row
 
 
 class RowSource(Protocol):
@@ -47,12 +45,6 @@ class EmptySource:
         raise IndexError(index)
 
 
-WHO_WIDTH = 22
-NARROW_WHO_WIDTH = 14
-WIDE_ROW = 72  # rows narrower than this give the sender fewer cells
-TIME_WIDTH = 6
-COUNT_WIDTH = 4
-MARK_WIDTH = 5
 ROW_STYLES = ("thread-list--dim", "thread-list--unread", "thread-list--mark")
 GG_WINDOW = 1.0
 KEEP_SEARCH = 50  # rows either side of the cursor where a kept thread is looked for before asking the source
@@ -118,6 +110,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self._clock = clock
         self._cache: LRUCache[tuple[ThreadRow, str, int, Style | None], Strip] = LRUCache(1024)
         self._look: tuple[Style, ...] = ()  # the base and the rows' styles, as of the last style update
+        self._look_stale = True  # a style update came since the look was worked out
         self._cursor_styles: dict[str, Style] = {}  # the cursor's two looks, as of the last style update
         self._now_at: tuple[int, datetime] | None = None
         self._drawn: dict[int, tuple[ThreadRow, str]] = {}  # what each line on screen was last drawn from
@@ -209,6 +202,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         cursor (the first ``j`` after a start or a new list)."""
         if self._preparing is not None:
             self._preparing.pause()
+        self._check_look()
         width = self._row_width
         if width <= 0:
             return
@@ -285,18 +279,26 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self.call_after_refresh(self._scroll_cursor_into_view)  # a smaller pane keeps the cursor's row in sight
 
     def notify_style_update(self) -> None:
-        """Rows are drawn again only when their look changed (a theme): focus changes the cursor row alone."""
+        """The look is worked out again when a row is next drawn: Textual applies the component classes' styles
+        (a new theme's colours) only after it calls this."""
         super().notify_style_update()
         self._cursor_styles.clear()
-        try:
-            look = (self.rich_style, *(self.get_component_rich_style(name, partial=True) for name in ROW_STYLES))
-        except KeyError:  # before the stylesheet reached the component classes
-            look = ()
-        if not look or look != self._look:
-            self._look = look
-            self._cache.clear()
+        self._look_stale = True
+
+    def _check_look(self) -> None:
+        """Rows are drawn again only when their look changed (a theme): focus changes the cursor row alone."""
+        if self._look_stale:
+            try:
+                look = (self.rich_style, *(self.get_component_rich_style(name, partial=True) for name in ROW_STYLES))
+            except KeyError:  # before the stylesheet reached the component classes
+                return
+            self._look_stale = False
+            if look != self._look:
+                self._look = look
+                self._cache.clear()
 
     def render_line(self, y: int) -> Strip:
+        self._check_look()
         index = int(self.scroll_offset.y) + y
         width = self._row_width
         if index >= len(self.source) or width <= 0:
@@ -341,56 +343,10 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         return self._now_at[1]
 
     def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
-        """A row's cells as segments, each fitted to its width as rich's ``Text.truncate`` fits it (an ellipsis
-        where it is cut). Made straight as segments, not as rich ``Text`` laid out: a start draws 40 rows, and they
-        took 5.4 of the 14 ms of its first frame (issue 16)."""
-        if self._look:  # (the look as of the last style update: ``rich_style`` walks the ancestors each time)
+        """A row drawn in the list's look (as of the last style update: ``rich_style`` walks the ancestors)."""
+        if self._look:
             base, dim, unread, mark = self._look
         else:
             base = self.rich_style
             dim, unread, mark = (self.get_component_rich_style(name, partial=True) for name in ROW_STYLES)
-        strong = unread if row.unread else None
-        tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
-        label_text = clean_line(" ".join(tags), limit=24)
-        count = f"({row.count})" if row.count > 1 else ""
-        who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
-        subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
-        marks = (
-            ("▌" if row.selected else " ")
-            + ("●" if row.unread else " ")
-            + ("★" if row.starred else " ")
-            + ("+" if row.attachment else " ")
-        )
-        cells: list[tuple[str, Style | None]] = [
-            (_fit(marks, MARK_WIDTH), mark),
-            (_fit(clean_line(row.who) or "…", who_width), strong),
-            (" ", None),
-            (
-                _fit(
-                    clean_line(row.subject) or "(no subject)",
-                    subject_width - (len(label_text) + 1 if label_text else 0),
-                ),
-                strong,
-            ),
-        ]
-        if label_text:
-            cells += [(" ", None), (_fit(label_text, len(label_text)), mark)]
-        cells += [
-            (" ", None),
-            (_fit(count, COUNT_WIDTH, right=True), dim),
-            (" ", None),
-            (_fit(when, TIME_WIDTH, right=True), dim),
-        ]
-        # The cursor's background must sit under every cell, so it goes into the row's base style.
-        row_base = base + cursor if cursor is not None else base
-        segments = [Segment(text, row_base + style if style else row_base) for text, style in cells if text]
-        return Strip(segments).crop_extend(0, width, row_base)
-
-
-def _fit(text: str, width: int, *, right: bool = False) -> str:
-    """``text`` in ``width`` cells as rich's ``Text.truncate`` with an ellipsis fits it: cut to one cell less and
-    "…" added when too long, padded with spaces (before it when ``right``) when too short."""
-    length = cell_len(text)
-    if length > width:
-        return set_cell_size(text, width - 1) + "…"
-    return " " * (width - length) + text if right else text + " " * (width - length)
+        return draw_row(row, when, width, cursor, (base, dim, unread, mark))

@@ -264,6 +264,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             "Leave",
             "Stay",
             lambda: self.dismiss(None),
+            escape_agrees=True,
         )
 
     def action_discard_draft(self) -> None:

@@ -1,0 +1,73 @@
+"""How one row of the thread list is drawn: its cells, their widths, and their styles, straight as segments."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from pigeon.core.listing import ThreadRow
+from pigeon.sanitize import clean_line
+
+WHO_WIDTH = 22
+NARROW_WHO_WIDTH = 14
+WIDE_ROW = 72  # rows narrower than this give the sender fewer cells
+TIME_WIDTH = 6
+COUNT_WIDTH = 4
+MARK_WIDTH = 5
+
+
+def draw_row(
+    row: ThreadRow, when: str, width: int, cursor: Style | None, look: tuple[Style, Style, Style, Style]
+) -> Strip:
+    """A row's cells as segments, each fitted to its width as rich's ``Text.truncate`` fits it (an ellipsis where
+    it is cut). Made straight as segments, not as rich ``Text`` laid out: a start draws a screenful of rows, and
+    laying them out was a large part of its first frame (see docs/performance.md). ``look`` is the list's base
+    style and its dim, unread and mark styles."""
+    base, dim, unread, mark = look
+    strong = unread if row.unread else None
+    tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
+    label_text = clean_line(" ".join(tags), limit=24)
+    count = f"({row.count})" if row.count > 1 else ""
+    who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
+    subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+    marks = (
+        ("▌" if row.selected else " ")
+        + ("●" if row.unread else " ")
+        + ("★" if row.starred else " ")
+        + ("+" if row.attachment else " ")
+    )
+    cells: list[tuple[str, Style | None]] = [
+        (_fit(marks, MARK_WIDTH), mark),
+        (_fit(clean_line(row.who) or "…", who_width), strong),
+        (" ", None),
+        (
+            _fit(
+                clean_line(row.subject) or "(no subject)",
+                subject_width - (len(label_text) + 1 if label_text else 0),
+            ),
+            strong,
+        ),
+    ]
+    if label_text:
+        cells += [(" ", None), (_fit(label_text, len(label_text)), mark)]
+    cells += [
+        (" ", None),
+        (_fit(count, COUNT_WIDTH, right=True), dim),
+        (" ", None),
+        (_fit(when, TIME_WIDTH, right=True), dim),
+    ]
+    # The cursor's background must sit under every cell, so it goes into the row's base style.
+    row_base = base + cursor if cursor is not None else base
+    segments = [Segment(text, row_base + style if style else row_base) for text, style in cells if text]
+    return Strip(segments).crop_extend(0, width, row_base)
+
+
+def _fit(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` in ``width`` cells as rich's ``Text.truncate`` with an ellipsis fits it: cut to one cell less and
+    "…" added when too long, padded with spaces (before it when ``right``) when too short."""
+    length = cell_len(text)
+    if length > width:
+        return set_cell_size(text, width - 1) + "…"
+    return " " * (width - length) + text if right else text + " " * (width - length)
