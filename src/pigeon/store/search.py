@@ -24,6 +24,9 @@ from pigeon.store.predicates import STATES, VIEW_CONDITIONS
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
 OPERATORS = {"is", "has", "in", "label", "before", "after"}
 _WORD = re.compile(r"\w", re.UNICODE)
+MAX_TERMS = 100
+"""The most words and operators one search takes: each operator is a condition of one SQL expression, whose depth
+SQLite bounds (a query of hundreds failed there instead of saying what was wrong)."""
 
 
 class QueryError(ValueError):
@@ -103,6 +106,8 @@ def parse_query(query: str | None) -> SearchQuery:
         tokens = shlex.split(query)
     except ValueError:  # an unbalanced quote: take the words as they are
         tokens = query.split()
+    if len(tokens) > MAX_TERMS:
+        raise QueryError(f"a search takes at most {MAX_TERMS} words and operators, not {len(tokens)}")
     for token in tokens:
         name, sep, value = token.partition(":")
         key = name.lower()
