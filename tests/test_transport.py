@@ -298,6 +298,35 @@ async def test_an_answer_growing_past_the_cap_is_refused_while_it_is_read() -> N
     assert sent < MAX_ANSWER_BYTES + 32 * len(chunk)  # (it stopped reading at the cap; the rest is socket buffers)
 
 
+async def test_an_endless_head_is_refused_while_it_is_read() -> None:
+    chunk = b"a" * (1 << 20)
+    sent = 0
+    ended = asyncio.Event()
+
+    async def endless_header(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal sent
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Padding: ")
+        try:
+            while sent < 4 * MAX_ANSWER_BYTES:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        except ConnectionError:
+            pass
+        finally:
+            ended.set()
+            writer.close()
+
+    listening = await asyncio.start_server(endless_header, "127.0.0.1", 0)
+    async with listening, PigeonClient(_url(listening), TOKEN, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as caught:
+            await client.threads.list()
+        await ended.wait()
+    assert str(caught.value) == TOO_LARGE
+    assert sent < MAX_ANSWER_BYTES + 32 * len(chunk)
+
+
 async def test_through_an_httpx_client_the_same_answers_are_refused() -> None:
     async def endless() -> AsyncIterator[bytes]:
         for _ in range(4 * MAX_ANSWER_BYTES // (1 << 20)):

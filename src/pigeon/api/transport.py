@@ -131,6 +131,7 @@ class _Connection(asyncio.Protocol):
         self._reason = b""
         self._headers: list[tuple[bytes, bytes]] = []
         self._body: list[bytes] = []
+        self._head_size = 0
         self._size = 0
 
     def usable(self) -> bool:
@@ -153,6 +154,11 @@ class _Connection(asyncio.Protocol):
             self.close()
             return
         self._received = True
+        if not self._head_done:  # (httptools holds a head until it ends: an endless one is bounded here)
+            self._head_size += len(data)
+            if self._head_size > MAX_ANSWER_BYTES:
+                self._fail(AnswerTooLarge())
+                return
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
