@@ -486,6 +486,31 @@ async def test_long_and_hostile_error_bodies_are_cut_and_cleaned(client: PigeonC
     assert len(message) < 400
 
 
+async def test_an_error_page_is_described_from_its_first_bytes_only(
+    client: PigeonClient, api: respx.MockRouter
+) -> None:
+    from pigeon.api.errors import DESCRIBE_LIMIT
+
+    page = "<html><body><p>" + "filler " * (DESCRIBE_LIMIT // 7 + 1000) + "</p><title>Late title</title></body></html>"
+    api.get("/v1/inboxes").respond(500, headers={"content-type": "text/html"}, text=page)
+    with pytest.raises(ServerError) as caught:
+        await client.inboxes.list()
+    message = str(caught.value)
+    assert "Late title" not in message  # (it lies past what is read)
+    assert "500 Internal Server Error: filler filler" in message
+    assert "\n" not in message
+
+
+async def test_an_error_body_that_cannot_be_read_says_so_in_one_line(
+    client: PigeonClient, api: respx.MockRouter
+) -> None:
+    nested = b"[" * 100_000 + b"]" * 100_000  # (past the JSON parser's recursion limit)
+    api.get("/v1/inboxes").respond(500, headers={"content-type": "application/json"}, content=nested)
+    with pytest.raises(ServerError) as caught:
+        await client.inboxes.list()
+    assert str(caught.value) == "GET /v1/inboxes failed: 500 Internal Server Error: the body could not be read"
+
+
 @pytest.mark.parametrize(
     "response",
     [

@@ -125,6 +125,13 @@ def test_search_on_an_empty_store_says_to_sync(capsys: pytest.CaptureFixture[str
     assert "pigeon sync" in text
 
 
+def test_a_search_with_too_many_terms_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("search", *["in:all"] * 250)[0] == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "a search takes at most 100 words and operators, not 250" in err
+
+
 @pytest.mark.parametrize("argv", [[], ["views"], ["search", "x"], ["undo"]])
 def test_a_corrupt_store_is_one_line_naming_the_file_and_the_way_out(
     argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

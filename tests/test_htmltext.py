@@ -98,3 +98,46 @@ def test_control_characters_and_escape_sequences_in_an_anchor_do_not_break_the_f
     assert "[1] https://evil.example/x" in text
     assert "\x1b" not in text
     assert "\x00" not in text
+
+
+def test_the_title_is_the_documents_own_not_text_that_looks_like_one() -> None:
+    page = '<html><head><script>var s = "<title>fake</title>"</script><title>\n 503  Busy </title ></head></html>'
+    assert summary(page) == "503 Busy"
+    assert summary("<html><body><p>No title, <b>only</b> text</p></body></html>") == "No title, only text"
+
+
+def _nested(depth: int, inside: str) -> str:
+    return "<p>visible</p>" + "<div>" * depth + inside + "</div>" * depth + "<p>after</p>"
+
+
+def test_deeply_nested_html_keeps_every_word_for_the_reader_and_the_index() -> None:
+    for depth in (255, 300, 5_000):
+        html = _nested(depth, "<b>deep</b> words")
+        assert readable(html).split() == ["visible", "deep", "words", "after"], depth
+        assert words_of(html) == "visible deep words after", depth
+
+
+def test_flattening_a_deep_document_reveals_nothing_that_was_not_shown() -> None:
+    inside = (
+        '<script>var secret = 1</script><style>p { x: 1 }</style><div style="display: none">preheader</div>'
+        "<span>shown</span><div><p>next</p></div>"
+    )
+    html = '<p>see <a href="https://a.example">here</a></p>' + _nested(1_000, inside)
+    assert words_of(html) == "see here visible shown next after"
+    text = readable(html)
+    assert text.split("Links:")[0].split() == ["see", "here", "[1]", "visible", "shown", "next", "after"]
+    assert text.endswith("[1] https://a.example")
+
+
+def test_a_text_longer_than_the_parsers_default_limit_is_kept() -> None:
+    html = "<p>" + "word " * 2_200_000 + "</p><p>after</p>"  # (11 MB in one text node)
+    assert words_of(html).endswith("word word after")
+
+
+def test_hostile_markup_in_a_deep_document_keeps_the_words_before_it_and_the_work_grows_linearly() -> None:
+    for opener in ("<!--", "<a", "</", "<!", "<?", '<div a="', "<script>", "<b>x<!--", "<div/>"):
+        html = "<p>before</p>" + "<div>" * 300 + "text " + opener * 2_000
+        assert words_of(html).startswith("before text"), opener
+        small = _calls(lambda html=opener * 1_000: words_of("<div>" * 300 + html))
+        large = _calls(lambda html=opener * 4_000: words_of("<div>" * 300 + html))
+        assert large < 5 * small, opener

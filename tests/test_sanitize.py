@@ -87,3 +87,31 @@ def test_what_is_measured_is_what_is_drawn(text: str) -> None:
             jamo = 0x1160 <= ord(ch) <= 0x11FF or 0xD7B0 <= ord(ch) <= 0xD7FF  # Hangul vowels and finals
             newer = category == "Cn"  # marks newer than this Python's Unicode tables
             assert category in {"Mn", "Me", "Mc"} or jamo or newer, f"{ch!r} ({unicodedata.name(ch, '?')})"
+
+
+@pytest.mark.parametrize(
+    ("hostile", "shown"),
+    [
+        ("\x9d0;title\x1bA rest", " rest"),  # 8-bit OSC cut by another sequence: its payload is not shown
+        ("\x1b]0;title\x1bA rest", " rest"),
+        ("\x90\x90payload\x1bAok", "ok"),  # (8-bit DCS)
+        ("\x1bPq#0\x1b[31mred", "red"),  # the CSI that cuts a DCS is removed as well
+    ],
+)
+def test_an_unterminated_string_ends_where_the_next_sequence_starts(hostile: str, shown: str) -> None:
+    assert clean(hostile) == shown
+
+
+_OPENERS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"
+
+
+@given(st.text(alphabet=_OPENERS + "\x07\x9c\\]PX^_A[0;a", max_size=60))
+def test_every_sequence_opener_matches_in_one_forward_scan(text: str) -> None:
+    # The linear-time property without a clock: a match attempt at an opener never fails. A pattern whose
+    # terminator is required fails at an unterminated opener after scanning ahead to the next ESC, and does it
+    # again at each following opener: the quadratic work a hostile subject was made of.
+    from pigeon.sanitize import _SEQUENCES
+
+    for at, char in enumerate(text):
+        if char in _OPENERS:
+            assert _SEQUENCES.match(text, at) is not None, (text, at)

@@ -436,6 +436,27 @@ def test_bad_operator_values_are_clear_errors(query: str, complaint: str) -> Non
         parse_query(query)
 
 
+async def test_a_query_past_the_term_cap_is_a_clear_error_and_one_at_the_cap_runs(store: MailStore) -> None:
+    from pigeon.store.search import MAX_TERMS
+
+    past = " ".join(["in:all"] * 250)
+    with pytest.raises(QueryError, match=rf"^a search takes at most {MAX_TERMS} words and operators, not 250$"):
+        parse_query(past)
+    with pytest.raises(QueryError):
+        store.list_threads("all", past, now=NOW)
+    at_cap = " ".join(["is:unread", "label:x", "in:inbox", "word"] * (MAX_TERMS // 4))
+    assert store.list_threads("all", at_cap, now=NOW) == []
+    assert store.count("all", at_cap, now=NOW) == 0
+
+
+def test_a_query_past_the_length_cap_is_a_clear_error_before_it_is_read() -> None:
+    from pigeon.store.search import MAX_QUERY_LENGTH
+
+    assert parse_query("x" * MAX_QUERY_LENGTH).text == ["x" * MAX_QUERY_LENGTH]
+    with pytest.raises(QueryError, match=r"^a search takes at most 2,000 characters, not 100,000$"):
+        parse_query("pasted" + "x" * 99_994)
+
+
 async def test_a_sync_that_fails_stops_fetching_the_other_threads(tmp_path: Path, service: Service) -> None:
     import asyncio
 

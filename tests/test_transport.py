@@ -14,7 +14,7 @@ import pytest
 
 from pigeon.api import PigeonClient
 from pigeon.api.errors import ConnectionFailed, MalformedResponse, Timeout
-from pigeon.api.transport import KeepAliveTransport
+from pigeon.api.transport import MAX_ANSWER_BYTES, KeepAliveTransport
 
 TOKEN = "s3cret-token-for-transport-tests"
 Script = Callable[["Served"], Awaitable[bytes | None]]  # the answer's bytes; None: close without one
@@ -226,18 +226,128 @@ async def test_a_compressed_answer_is_decoded(serve: Callable[[Script], Awaitabl
     assert response.json() == {"threads": []}
 
 
-async def test_the_client_decodes_a_compressed_answer_and_refuses_one_that_does_not_decode(
-    serve: Callable[[Script], Awaitable[Server]],
+@pytest.mark.parametrize("status", [200, 500])
+async def test_the_client_refuses_a_compressed_answer_unread_naming_its_encoding(
+    serve: Callable[[Script], Awaitable[Server]], status: int
 ) -> None:
-    async def zipped(served: Served) -> bytes:
-        body = gzip.compress(b'{"threads": [{"subject": "Hi"}]}') if served.target == "/v1/threads" else b"not gzip"
-        return answer(body=body, headers={"Content-Encoding": "gzip"})
+    async def zipped(_: Served) -> bytes:  # (a small bomb: a megabyte of spaces in a kilobyte)
+        return answer(status, body=gzip.compress(b" " * 1_000_000), headers={"Content-Encoding": "gzip"})
 
     server = await serve(zipped)
-    async with PigeonClient(server.url, TOKEN) as client:
-        assert [t.subject for t in await client.threads.list()] == ["Hi"]
-        with pytest.raises(MalformedResponse, match="GET /v1/inboxes"):
+    async with PigeonClient(server.url, TOKEN, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as caught:
+            await client.threads.list()
+    assert str(caught.value) == (
+        "GET /v1/threads: the answer is encoded as 'gzip', which Pigeon never asks for; not read"
+    )
+
+
+def _url(listening: asyncio.Server) -> str:
+    return f"http://127.0.0.1:{listening.sockets[0].getsockname()[1]}"
+
+
+TOO_LARGE = f"GET /v1/threads: the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; not read"
+
+
+async def test_an_answer_whose_length_passes_the_cap_is_refused_before_its_body() -> None:
+    dropped = asyncio.Event()
+
+    async def announce_then_hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = f"HTTP/1.1 200 OK\r\nContent-Length: {MAX_ANSWER_BYTES + 1}\r\nContent-Type: application/json\r\n\r\n"
+        writer.write(head.encode() + b'{"threads": [')
+        await writer.drain()
+        await reader.read()  # (the body never comes: this returns when the client drops the connection)
+        dropped.set()
+        writer.close()
+
+    listening = await asyncio.start_server(announce_then_hold, "127.0.0.1", 0)
+    async with listening, PigeonClient(_url(listening), TOKEN, timeout=10, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as caught:
+            await client.threads.list()
+        await dropped.wait()
+    assert str(caught.value) == TOO_LARGE
+
+
+async def test_an_answer_growing_past_the_cap_is_refused_while_it_is_read() -> None:
+    chunk = b" " * (1 << 20)
+    sent = 0
+    ended = asyncio.Event()
+
+    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal sent
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")  # (no length: until close)
+        try:
+            while sent < 4 * MAX_ANSWER_BYTES:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        except ConnectionError:
+            pass
+        finally:
+            ended.set()
+            writer.close()
+
+    listening = await asyncio.start_server(endless, "127.0.0.1", 0)
+    async with listening, PigeonClient(_url(listening), TOKEN, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as caught:
+            await client.threads.list()
+        await ended.wait()
+    assert str(caught.value) == TOO_LARGE
+    assert sent < MAX_ANSWER_BYTES + 32 * len(chunk)  # (it stopped reading at the cap; the rest is socket buffers)
+
+
+async def test_an_endless_head_is_refused_while_it_is_read() -> None:
+    chunk = b"a" * (1 << 20)
+    sent = 0
+    ended = asyncio.Event()
+
+    async def endless_header(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal sent
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Padding: ")
+        try:
+            while sent < 4 * MAX_ANSWER_BYTES:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        except ConnectionError:
+            pass
+        finally:
+            ended.set()
+            writer.close()
+
+    listening = await asyncio.start_server(endless_header, "127.0.0.1", 0)
+    async with listening, PigeonClient(_url(listening), TOKEN, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as caught:
+            await client.threads.list()
+        await ended.wait()
+    assert str(caught.value) == TOO_LARGE
+    assert sent < MAX_ANSWER_BYTES + 32 * len(chunk)
+
+
+async def test_through_an_httpx_client_the_same_answers_are_refused() -> None:
+    async def endless() -> AsyncIterator[bytes]:
+        for _ in range(4 * MAX_ANSWER_BYTES // (1 << 20)):
+            yield b" " * (1 << 20)
+
+    async def zipped() -> AsyncIterator[bytes]:
+        yield gzip.compress(b'{"inboxes": []}')
+
+    def route(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/threads":
+            return httpx.Response(200, content=endless())
+        return httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=zipped())
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(route))
+    async with http, PigeonClient("http://service.test", TOKEN, http_client=http, max_retries=0) as client:
+        with pytest.raises(MalformedResponse) as too_large:
+            await client.threads.list()
+        with pytest.raises(MalformedResponse) as encoded:
             await client.inboxes.list()
+    assert str(too_large.value) == TOO_LARGE
+    assert "encoded as 'gzip'" in str(encoded.value)
 
 
 async def test_an_answer_without_a_length_ends_with_its_connection() -> None:

@@ -24,10 +24,12 @@ from __future__ import annotations
 import re
 
 # ESC-introduced strings that run to a terminator: OSC (]), DCS (P), SOS (X), PM (^), APC (_).
-# Terminated by BEL, ST (ESC \) or the 8-bit ST (\x9c); an unterminated one runs to the end of the text.
-_ESC_STRING = r"\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)"
+# Terminated by BEL, ST (ESC \) or the 8-bit ST (\x9c). An unterminated one ends where another ESC starts (as a
+# terminal cancels it there) or at the end of the text. The terminator is optional, so a match at an opener always
+# succeeds in one forward scan: a required one made each unterminated opener rescan to the next ESC (quadratic).
+_ESC_STRING = r"\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
 # 8-bit forms of the same strings: OSC \x9d, DCS \x90, SOS \x98, PM \x9e, APC \x9f.
-_C1_STRING = r"[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)"
+_C1_STRING = r"[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
 # CSI: ESC [ or \x9b, parameter bytes, intermediate bytes, one final byte.
 _CSI = r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
 # Any other ESC sequence: ESC, intermediates, one final byte (or a lone ESC at the end).

@@ -174,6 +174,19 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Inbox")
 
 
+async def test_a_search_with_too_many_terms_is_refused_at_the_search_box(service: Service) -> None:
+    from textual.widgets import Input
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        box = app.screen.query_one("#filter", Input)
+        box.value = " ".join(["in:all"] * 250)
+        await settle(pilot, app, lambda: box.has_class("-invalid"))
+        assert "a search takes at most 100 words and operators, not 250" in app.screen.status  # type: ignore[attr-defined]
+        assert len(threads.source) == 25  # the list left as it was, not "0 threads"
+
+
 async def test_a_word_search_made_while_new_mail_is_indexed_says_so_and_runs_again_once_it_is(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:

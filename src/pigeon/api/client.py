@@ -52,7 +52,8 @@ from pigeon.api.errors import (
 from pigeon.api.pagination import DEFAULT_MAX_PAGES
 from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks, parse_json
 from pigeon.api.throttle import BUSY_STATUSES, BusyWait, Throttle
-from pigeon.api.transport import Answer, KeepAliveTransport, origin_of
+from pigeon.api.transport import MAX_ANSWER_BYTES, Answer, AnswerTooLarge, KeepAliveTransport, origin_of
+from pigeon.sanitize import clean_line
 
 log = logging.getLogger("pigeon.api")
 
@@ -99,11 +100,40 @@ def _json_bytes(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-async def _decoded(response: httpx.Response) -> Answer:
-    """An answer from an ``httpx.Response``, its body read and a ``Content-Encoding`` undone (and dropped)."""
-    await response.aread()
-    headers = [(name, value) for name, value in response.headers.raw if name.lower() != b"content-encoding"]
-    return Answer(response.status_code, response.extensions.get("reason_phrase", b""), headers, response.content)
+def _refuse_encoding(value: str | None, method: str, path: str) -> None:
+    """A ``Content-Encoding`` other than identity is refused unread: Pigeon never asks for one, and decoding one
+    in memory would let a small answer grow without bound."""
+    if value is not None and value.strip().lower() not in {"", "identity"}:
+        raise MalformedResponse(
+            f"{method} {path}: the answer is encoded as {clean_line(value, limit=40)!r}, which Pigeon never asks "
+            "for; not read"
+        )
+
+
+async def _read(response: httpx.Response, method: str, path: str) -> Answer:
+    """An answer from a streamed ``httpx.Response``, its body read as it came, at most ``MAX_ANSWER_BYTES``."""
+    try:
+        _refuse_encoding(response.headers.get("content-encoding"), method, path)
+        length = response.headers.get("content-length", "").strip()
+        if length.isdigit() and int(length) > MAX_ANSWER_BYTES:
+            raise AnswerTooLarge
+        chunks: list[bytes] = []
+        size = 0
+        if response.is_stream_consumed:  # (read already by its transport, as httpx's MockTransport does)
+            chunks.append(response.content)
+            size = len(response.content)
+        else:
+            async for chunk in response.aiter_raw():
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    break
+                chunks.append(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise AnswerTooLarge
+    finally:
+        await response.aclose()
+    reason = response.extensions.get("reason_phrase", b"")
+    return Answer(response.status_code, reason, list(response.headers.raw), b"".join(chunks))
 
 
 class BearerAuth(httpx.Auth):
@@ -301,7 +331,8 @@ class PigeonClient:
                     headers={**_HEADERS, **({"Content-Type": "application/json"} if body is not None else {})},
                     extensions={"timeout": self.timeout.as_dict()},
                 )
-                return await _decoded(await self._http.send(request, auth=self._auth, follow_redirects=False))
+                sent = await self._http.send(request, auth=self._auth, follow_redirects=False, stream=True)
+                return await _read(sent, method, path)
             # The request line and headers are written here, not built as an ``httpx.Request``: its URL parsing
             # alone was 0.2 ms of CPU a request (cProfile of a 10,000-thread first sync).
             target = self._prefix + path + ("?" + urlencode(params, quote_via=quote) if params else "")
@@ -309,9 +340,10 @@ class PigeonClient:
             if body is not None:
                 headers.append(("Content-Type", "application/json"))
             answer = await self._direct.send(method, self._origin, target, headers, content, self.timeout.as_dict())
-            return await _decoded(answer.as_httpx()) if answer.header("content-encoding") else answer
-        except httpx.DecodingError:
-            raise MalformedResponse(f"{method} {path}: the answer's body does not decode as it says") from None
+            _refuse_encoding(answer.header("content-encoding"), method, path)
+            return answer
+        except AnswerTooLarge as exc:
+            raise MalformedResponse(f"{method} {path}: {exc}; not read") from None
 
     def _transport_error(self, exc: httpx.TransportError, method: str, path: str) -> tuple[PigeonError, bool]:
         """The typed error for a transport failure, and whether the request certainly never left."""

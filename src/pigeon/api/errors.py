@@ -38,6 +38,12 @@ DETAIL_LIMIT = 300
 
 REDACTED = "[redacted]"
 
+DESCRIBE_LIMIT = 64 * 1024
+"""How many bytes of an error body are read to describe it (a page's title or a JSON error is near its start;
+reading no more bounds the work a hostile page can cause)."""
+
+UNREADABLE = "the body could not be read"
+
 
 @dataclass(frozen=True)
 class FieldError:
@@ -224,12 +230,17 @@ def _describe_text(text: str, content_type: str) -> _Described:
 
 
 def describe_body(response: httpx.Response) -> tuple[str, str, list[FieldError]]:
-    """``(title, detail, field_errors)`` from an error response of any shape; never raises."""
-    content_type = response.headers.get("content-type", "").lower()
+    """``(title, detail, field_errors)`` from an error response of any shape, read from its first
+    :data:`DESCRIBE_LIMIT` bytes; never raises (a body that cannot be described says so)."""
     try:
-        text = response.text
-    except Exception:  # undecodable bytes: say nothing rather than crash
-        return "", "", []
+        return _describe(response)
+    except Exception:  # (JSON nested past the parser's recursion limit, an unknown charset, ...)
+        return "", UNREADABLE, []
+
+
+def _describe(response: httpx.Response) -> tuple[str, str, list[FieldError]]:
+    content_type = response.headers.get("content-type", "").lower()
+    text = response.content[:DESCRIBE_LIMIT].decode(response.encoding or "utf-8", errors="replace")
     if not text.strip():
         return "", "", []
     if "json" in content_type or text.lstrip()[:1] in "{[":

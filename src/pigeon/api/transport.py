@@ -21,8 +21,10 @@ closed it (the event loop has already seen its end); a reused connection the ser
 request is replaced once by a new one when the method is idempotent; a connection is dropped whenever an answer
 did not end cleanly (a timeout, a cancellation, a parse error, ``Connection: close``). Timeouts are httpx's
 (connect, read, write, pool) and failures raise httpx's exceptions, so ``PigeonClient`` handles both transports
-alike. Bodies are read whole (the service answers small JSON documents). HTTPS uses httpx's SSL context. Not for
-HEAD (its answer's length names a body that never comes, and the parser is not told the method): Pigeon sends none.
+alike. Bodies are read whole (the service answers small JSON documents), up to :data:`MAX_ANSWER_BYTES`: a longer
+one raises :class:`AnswerTooLarge` as soon as its length is known, before more of it is read. HTTPS uses httpx's
+SSL context. Not for HEAD (its answer's length names a body that never comes, and the parser is not told the
+method): Pigeon sends none.
 """
 
 from __future__ import annotations
@@ -40,6 +42,17 @@ Origin = tuple[str, str, int]
 Timeouts = dict[str, float | None]
 _FORBIDDEN_IN_HEADERS = frozenset("\r\n\0")
 _CLOSED = "the service closed the connection before answering"
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+"""The longest answer body Pigeon reads (the README's limits say it): far above any page the service sends, and
+a bound on the memory a hostile or broken service can make Pigeon use."""
+
+
+class AnswerTooLarge(Exception):
+    """An answer whose body is longer than :data:`MAX_ANSWER_BYTES`: refused, and its connection dropped."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB")
 
 
 @dataclass(slots=True)
@@ -118,6 +131,8 @@ class _Connection(asyncio.Protocol):
         self._reason = b""
         self._headers: list[tuple[bytes, bytes]] = []
         self._body: list[bytes] = []
+        self._head_size = 0
+        self._size = 0
 
     def usable(self) -> bool:
         return not self.lost and self.transport is not None and not self.transport.is_closing()
@@ -139,6 +154,11 @@ class _Connection(asyncio.Protocol):
             self.close()
             return
         self._received = True
+        if not self._head_done:  # (httptools holds a head until it ends: an endless one is bounded here)
+            self._head_size += len(data)
+            if self._head_size > MAX_ANSWER_BYTES:
+                self._fail(AnswerTooLarge())
+                return
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
@@ -178,9 +198,16 @@ class _Connection(asyncio.Protocol):
         self._status = self.parser.get_status_code()
         names = {name.lower() for name, _ in self._headers}
         self._until_close = b"content-length" not in names and b"transfer-encoding" not in names
+        length = next((value for name, value in self._headers if name.lower() == b"content-length"), b"0")
+        if int(length.strip() or b"0") > MAX_ANSWER_BYTES:  # (llhttp has checked it is a number)
+            self._fail(AnswerTooLarge())
 
     def on_body(self, body: bytes) -> None:
-        self._body.append(body)
+        self._size += len(body)
+        if self._size > MAX_ANSWER_BYTES:
+            self._fail(AnswerTooLarge())  # (the rest of what arrived is not kept either)
+        elif not self.lost:
+            self._body.append(body)
 
     def on_message_complete(self) -> None:
         if 100 <= self._status < 200:  # an interim answer ("100 Continue"): the real one follows

@@ -24,6 +24,12 @@ from pigeon.store.predicates import STATES, VIEW_CONDITIONS
 FTS_COLUMNS = {"from": "sender", "to": "recipients", "subject": "subject"}
 OPERATORS = {"is", "has", "in", "label", "before", "after"}
 _WORD = re.compile(r"\w", re.UNICODE)
+MAX_TERMS = 100
+"""The most words and operators one search takes: each operator is a condition of one SQL expression, whose depth
+SQLite bounds (a query of hundreds failed there instead of saying what was wrong)."""
+MAX_QUERY_LENGTH = 2000
+"""The most characters one search takes: ``shlex`` reads a long word in time that grows with its square (a pasted
+page held the app), and no search needs more."""
 
 
 class QueryError(ValueError):
@@ -99,10 +105,14 @@ def parse_query(query: str | None) -> SearchQuery:
     parsed = SearchQuery()
     if not query or not query.strip():
         return parsed
+    if len(query) > MAX_QUERY_LENGTH:
+        raise QueryError(f"a search takes at most {MAX_QUERY_LENGTH:,} characters, not {len(query):,}")
     try:
         tokens = shlex.split(query)
     except ValueError:  # an unbalanced quote: take the words as they are
         tokens = query.split()
+    if len(tokens) > MAX_TERMS:
+        raise QueryError(f"a search takes at most {MAX_TERMS} words and operators, not {len(tokens)}")
     for token in tokens:
         name, sep, value = token.partition(":")
         key = name.lower()
