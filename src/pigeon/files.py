@@ -4,7 +4,9 @@ readable by the user alone (0600, in a 0700 folder). No Textual here."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -12,9 +14,45 @@ FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 
 
+def private_folders(folder: Path, mode: int = FOLDER_MODE) -> Path:
+    """``folder``, made if missing together with every missing folder above it, each with ``mode`` (0700: the XDG
+    rule for folders an app makes; ``mkdir(parents=True)`` would give the ones above the umask's mode). Folders that
+    exist are left as they are."""
+    missing: list[Path] = []
+    at = folder
+    while not os.path.lexists(at) and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=mode)
+        except FileExistsError:  # (made meanwhile by another process: theirs, left as it is)
+            continue
+        made.chmod(mode)  # (a umask may have taken bits the user needs, e.g. 0277)
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
+    return folder
+
+
+def private_file(path: Path, *, create: bool = True) -> None:
+    """``path`` made empty (0600) if missing and ``create``; one that is there, a file of this user's (not a link),
+    tightened to 0600 if others could read or write it (older versions left the umask's mode)."""
+    if create:
+        with contextlib.suppress(FileExistsError):  # (O_EXCL: never through a link)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    uid = getattr(os, "getuid", lambda: None)()
+    if stat.S_ISREG(info.st_mode) and info.st_uid == uid and stat.S_IMODE(info.st_mode) & 0o077:
+        with contextlib.suppress(OSError):  # (a read-only disk: it is read as it is)
+            path.chmod(FILE_MODE)
+
+
 def write_private(path: Path, payload: bytes) -> None:
     """Replace ``path`` with ``payload``, mode 0600, through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+    private_folders(path.parent)
     fd, temp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, FILE_MODE)

@@ -4,7 +4,7 @@ A connection guarded by a lock (SQLite serialises writers anyway), foreign keys 
 versioned with ``PRAGMA user_version``: each migration step is one script, committed with its version number or not
 at all. With ``readers=True`` (the reference service, whose requests run in a thread pool) each thread reads a file
 through a connection of its own, so reads run side by side (WAL lets readers go on while one writer writes) and
-only writes take the lock.
+only writes take the lock. A database file and the files beside it are the user's alone (0600; folders made 0700).
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pigeon.files import FOLDER_MODE, private_file, private_folders
+
 MEMORY = ":memory:"
+SIDE_FILES = ("-journal", "-wal", "-shm")
+"""The files SQLite keeps beside a database, named after it."""
 
 Params = Sequence[Any] | dict[str, Any]
 
@@ -55,6 +59,14 @@ def disk_fault(exc: BaseException, path: str) -> StoreUnwritable | None:
     return StoreUnwritable(f"Cannot write to {folder}: {why}. Nothing was written; what the folder holds is unharmed.")
 
 
+def _private_database(path: Path) -> None:
+    """The database file made 0600 before SQLite opens it: the journal, ``-wal`` and ``-shm`` files SQLite makes
+    beside it take its mode. Ones an older version left readable by others are tightened."""
+    private_file(path)
+    for suffix in SIDE_FILES:
+        private_file(Path(f"{path}{suffix}"), create=False)
+
+
 def connect(path: str) -> sqlite3.Connection:
     """A connection that any thread may use (callers hold the lock), rows readable by name."""
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -67,13 +79,14 @@ class Database:
     """A SQLite file (or ``":memory:"``) with its migrations applied."""
 
     def __init__(
-        self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777, readers: bool = False
+        self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = FOLDER_MODE, readers: bool = False
     ) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
         try:
             if self.path != MEMORY:
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True, mode=folder_mode)
+                private_folders(Path(self.path).expanduser().parent, folder_mode)
+                _private_database(Path(self.path))
             self._conn = connect(self.path)
         except (sqlite3.Error, OSError) as exc:
             self._raise_fault(exc)

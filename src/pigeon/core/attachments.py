@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pigeon.files import private_folders
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def save_into(folder: Path, name: str | None, data: bytes, *, overwrite: bool) -
 
 def open_folder(root: Path) -> Path:
     """The private folder attachments are opened from (0700), made if missing; refuses one another user owns."""
-    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folders(root)
     uid = getattr(os, "getuid", lambda: None)()
     if root.is_symlink() or (uid is not None and root.stat().st_uid != uid):
         raise PermissionError(f"{root} is not a folder of this user's")
