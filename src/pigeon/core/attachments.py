@@ -8,6 +8,7 @@ import binascii
 import contextlib
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,9 @@ from pigeon.sanitize import clean_line
 if TYPE_CHECKING:
     from pigeon.models import ContentBlock, Message
 
-NAME_LIMIT = 200
+NAME_BYTES = 240
+"""The longest file name written, in UTF-8 bytes (file systems allow 255 bytes, not characters)."""
+_EXTENSION = re.compile(r"\.[^.\s]{1,32}[.\s]*\Z")
 
 
 def is_attachment(block: ContentBlock) -> bool:
@@ -54,7 +57,17 @@ def attachment_filename(name: str | None) -> str:
     base = clean_line(name or "").replace("\\", "/").rsplit("/", 1)[-1].replace("\x00", "").strip()
     if base in {"", ".", ".."}:
         return "attachment"
-    return base[:NAME_LIMIT]
+    return _cut_to_bytes(base)
+
+
+def _cut_to_bytes(name: str) -> str:
+    """``name`` cut to :data:`NAME_BYTES` of UTF-8, never inside a character, its extension kept (what opens it)."""
+    if len(name.encode()) <= NAME_BYTES:
+        return name
+    found = _EXTENSION.search(name)
+    tail = found.group() if found and len(found.group().encode()) <= NAME_BYTES // 4 else ""
+    budget = NAME_BYTES - len(tail.encode())
+    return name[: len(name) - len(tail)].encode()[:budget].decode(errors="ignore") + tail
 
 
 # --- the download folder -----------------------------------------------------------------------------------------
