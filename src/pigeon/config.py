@@ -45,6 +45,8 @@ DEFAULT_THEME = "textual-dark"
 AFTER_TRIAGE = ("next", "previous", "list")
 MIN_POLL_INTERVAL = 5.0
 SECRET_KEYS = frozenset({"token", "access_token", "api_key", "password", "secret"})
+MAX_CONFIG_BYTES = 1024 * 1024
+"""The largest configuration file read (a few profiles and a keymap are a few kilobytes)."""
 
 # The file has a handful of keys, checked here by hand rather than by pydantic-settings: that library and the
 # pydantic machinery it loads cost about 0.2 s at every start, a third of the budget for the first screen of mail
@@ -258,8 +260,6 @@ def load_config(path: Path | None = None, *, profile: str | None = None, base_ur
         settings = Settings.parse(_read_raw(path))
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
     settings.profile = profile or os.environ.get("PIGEON_PROFILE") or None
     settings.base_url = base_url or os.environ.get("PIGEON_BASE_URL") or None
 
@@ -279,18 +279,34 @@ def load_config(path: Path | None = None, *, profile: str | None = None, base_ur
 
 
 def _read_raw(path: Path) -> dict[str, Any]:
+    """The file's TOML document (``{}`` when there is none); any failure to read it is one :class:`ConfigError`
+    naming the file (a hostile file must not end in a traceback: tomllib recurses once per nested bracket)."""
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is over {MAX_CONFIG_BYTES // 1024} KiB, too large for a configuration file")
+    try:
+        return tomllib.loads(raw.decode())
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path} nests arrays or tables too deeply to read") from None
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as TOML, atomically, readable only by the user (0600)."""
-    write_private(path, tomli_w.dumps(data).encode())
+    try:
+        text = tomli_w.dumps(data)
+    except RecursionError:  # (tomllib reads a little deeper than tomli_w writes)
+        raise ConfigError(f"{path} nests arrays or tables too deeply to write back; it was left as it is") from None
+    write_private(path, text.encode())
 
 
 def ensure_config_file(path: Path | None = None) -> Path:
