@@ -1,7 +1,7 @@
 """The local store: a cache of the service's mail plus Pigeon's own triage state, in SQLite.
 
-One database per profile (``<data dir>/store/<profile>.sqlite3``), holding one account's mail (see
-:mod:`~pigeon.store.account`). The service has no read, star or archive
+One database per profile (``<data dir>/store/<profile>.sqlite3``, see :func:`store_path`), holding one account's
+mail (see :mod:`~pigeon.store.account`). The service has no read, star or archive
 operation, so that state lives here, next to a cache of inboxes, threads, messages and contacts, a full-text
 index, and an undo stack. Store rows and wire models are separate: the cache keeps each resource's JSON as the
 service sent it, and the columns the list and search need. The concerns live in their own modules: the tables in
@@ -11,6 +11,7 @@ and undo in :mod:`~pigeon.store.triage`, what the states mean in :mod:`~pigeon.s
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from pigeon import locations
@@ -39,9 +40,21 @@ __all__ = [
 ]
 
 
+PLAIN_NAME_BYTES = 100
+"""The longest profile name kept as its store's file name (longer ones get a hash, within a file name's bytes)."""
+
+
 def store_path(profile: str) -> Path:
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in profile) or "default"
-    return locations.data_dir() / "store" / f"{safe}.sqlite3"
+    """The store of ``profile``, one file per name: a name of letters, digits, ``-`` and ``_`` is its file's name
+    (as it always was); any other gets a safe stem and a hash of the whole name after a dot, which no plain name
+    has, so ``work.alice`` and ``work_alice`` never share a store."""
+    raw = profile.encode("utf-8", "surrogatepass")  # (a name from argv may hold undecodable bytes)
+    if profile and len(raw) <= PLAIN_NAME_BYTES and all(ch.isalnum() or ch in "-_" for ch in profile):
+        stem = profile
+    else:
+        safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in profile)
+        stem = f"{safe[:60] or 'profile'}.{hashlib.sha256(raw).hexdigest()[:16]}"
+    return locations.data_dir() / "store" / f"{stem}.sqlite3"
 
 
 class MailStore(CacheStore, ViewStore, TriageStore, AccountStore):
