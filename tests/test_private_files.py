@@ -16,6 +16,7 @@ import pytest
 from pigeon import locations
 from pigeon.cli import main
 from pigeon.core.attachments import place_for_opening
+from pigeon.files import private_file
 from pigeon.models import ContentBlock
 from pigeon.server.run import open_database
 from pigeon.store.drafts import Drafts
@@ -112,3 +113,11 @@ def test_the_folder_attachments_are_opened_from_is_0700_with_the_data_folder(iso
     block = ContentBlock(filename="report.pdf", mime_type="application/pdf", content="%PDF-1.4")
     placed = place_for_opening(locations.opened_dir(), block)
     assert (mode(locations.data_dir()), mode(locations.opened_dir()), mode(placed)) == (0o700, 0o700, 0o600)
+
+
+def test_a_file_the_user_made_read_only_stays_read_only_for_the_user(tmp_path: Path) -> None:
+    path = tmp_path / "service.sqlite3"
+    path.write_bytes(b"")
+    path.chmod(0o444)
+    private_file(path)
+    assert mode(path) == 0o400

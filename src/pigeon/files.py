@@ -36,7 +36,7 @@ def private_folders(folder: Path, mode: int = FOLDER_MODE) -> Path:
 
 def private_file(path: Path, *, create: bool = True) -> None:
     """``path`` made empty (0600) if missing and ``create``; one that is there, a file of this user's (not a link),
-    tightened to 0600 if others could read or write it (older versions left the umask's mode)."""
+    loses what it let others do (older versions left the umask's mode; the user's own bits stay: 0444 is 0400)."""
     if create:
         with contextlib.suppress(FileExistsError):  # (O_EXCL: never through a link)
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
@@ -47,7 +47,7 @@ def private_file(path: Path, *, create: bool = True) -> None:
     uid = getattr(os, "getuid", lambda: None)()
     if stat.S_ISREG(info.st_mode) and info.st_uid == uid and stat.S_IMODE(info.st_mode) & 0o077:
         with contextlib.suppress(OSError):  # (a read-only disk: it is read as it is)
-            path.chmod(FILE_MODE)
+            path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
 
 
 def write_private(path: Path, payload: bytes) -> None:
