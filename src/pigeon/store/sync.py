@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,23 @@ def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool) -> list
     return [m for f in batch for m in f.messages if m.id and m.id not in known]
 
 
+def _askable(thread_id: str | None) -> bool:
+    """Whether the service can be asked for a thread's messages: its id is a UUID, as the spec types it."""
+    try:
+        uuid.UUID(thread_id or "")
+    except ValueError:
+        return False
+    return True
+
+
+def _unaskable(thread: Thread) -> Unreadable:
+    """The note for a thread left out because its messages cannot be asked for."""
+    from pigeon.models import refused
+
+    why = "must be a UUID" if thread.id else "missing"
+    return refused("thread", thread.to_wire(), "id", why)
+
+
 def _placed(skipped: Sequence[Unreadable], before: int) -> list[Unreadable]:
     """A page's unreadable messages placed in the thread (the page's places count from its own first message)."""
     return [replace(u, before=u.before + before) for u in skipped]
@@ -210,9 +228,10 @@ async def sync(
         # Rows first: each page of the thread list is stored as it arrives (its rows can be shown at once), and
         # the messages of its changed threads are asked for at once, newest first, while the next page loads.
         async for page in client.threads.iter_pages():
-            threads += page.items
-            listed += page.skipped
-            fresh = await asyncio.to_thread(store.put_threads, page.items)
+            askable = [t for t in page.items if _askable(t.id)]
+            threads += askable
+            listed += [*page.skipped, *(_unaskable(t) for t in page.items if not _askable(t.id))]
+            fresh = await asyncio.to_thread(store.put_threads, askable)
             changed += fresh
             if on_progress is not None and fresh:
                 on_progress(written, len(changed))
