@@ -1,0 +1,138 @@
+"""One hostile record never breaks a sync: a number too long for Python, metadata nested past what the store
+writes or reads, a thread id that cannot be asked about, a message id already in another thread. Each such record
+is left out and named once; everything else syncs."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from pigeon.api import PigeonClient
+from pigeon.cli import main
+from pigeon.store.mailstore import MailStore
+from pigeon.store.sync import sync
+from tests.server.conftest import Service, make_service
+
+BAD = "3e0f6a52-5d5b-4c1e-9b5e-4a2f0c6f1d77"
+HUGE = "9" * 5000
+BASE = "https://mail.example.com"
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    made = make_service()
+    yield made
+    made.db.close()
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+class Hostile:
+    """The reference service with one thread added to its list, its JSON text made by ``extra`` (raw, so that it
+    can hold what Python's json would not write), and asked-for messages answered by ``messages`` when given."""
+
+    def __init__(self, service: Service, extra: Callable[[], str]) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.extra = extra
+        self.messages: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+        self.asked: list[str] = []  # the thread ids whose messages were asked for
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        answer = await self.inner.handle_async_request(request)
+        if request.url.path == "/v1/messages":
+            self.asked.append(request.url.params["thread_id"])
+        if request.url.path not in {"/v1/threads", "/v1/messages"}:
+            return answer
+        await answer.aread()
+        if request.url.path == "/v1/messages":
+            if self.messages is None:
+                return httpx.Response(200, content=answer.content)
+            body = self.messages(request.url.params["thread_id"], json.loads(answer.content))
+            return httpx.Response(200, json=body)
+        text = answer.content.decode()
+        head, sep, tail = text.partition('"threads":[')
+        assert sep, text[:200]
+        return httpx.Response(200, content=f"{head}{sep}{self.extra()},{tail}".encode())
+
+    def client(self, service: Service) -> PigeonClient:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(self))
+        return PigeonClient("http://s.test", service.alice.token, http_client=http, max_retries=0)
+
+
+def stored(store: MailStore) -> set[str]:
+    return {r["id"] for r in store.rows("SELECT id FROM threads")}
+
+
+def thread_text(thread_id: str, metadata: str) -> str:
+    return (
+        f'{{"id": "{thread_id}", "subject": "odd", "last_message_at": "2026-11-25T10:00:00Z", '
+        f'"message_count": 1, "metadata": {{"n": {metadata}}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("metadata", "why"),
+    [
+        (HUGE, "metadata.n: a number of 5000 digits"),
+        (nested(300), "metadata: nested"),  # past what pydantic writes
+        (nested(230), "metadata: nested"),  # written, but past what pydantic reads back from the store
+    ],
+    ids=["long-number", "nested-300", "nested-230"],
+)
+async def test_a_thread_the_store_cannot_keep_is_named_once_and_the_rest_syncs(
+    tmp_path: Path, service: Service, metadata: str, why: str
+) -> None:
+    hostile = Hostile(service, lambda: thread_text(BAD, metadata))
+    store = MailStore(tmp_path / "s.sqlite3")
+    async with hostile.client(service) as client:
+        report = await sync(client, store)
+        assert [(n.kind, n.record_id) for n in report.skipped] == [("thread", BAD)]
+        assert report.skipped[0].why.startswith(why)
+        assert report.threads == 25
+        for _ in range(2):
+            assert (await sync(client, store)).skipped == ()
+    assert len(stored(store)) == 25
+    assert BAD not in hostile.asked
+
+
+async def test_a_thread_whose_id_is_not_a_uuid_is_named_once_and_never_asked_about(
+    tmp_path: Path, service: Service
+) -> None:
+    hostile = Hostile(service, lambda: thread_text("not-a-uuid", "1"))
+    store = MailStore(tmp_path / "s.sqlite3")
+    async with hostile.client(service) as client:
+        report = await sync(client, store)
+        assert [(n.kind, n.record_id, n.why) for n in report.skipped] == [
+            ("thread", "not-a-uuid", "id: must be a UUID")
+        ]
+        assert report.fetched == 25
+        assert (await sync(client, store)).skipped == ()
+    assert "not-a-uuid" not in hostile.asked
+    assert store.thread("not-a-uuid") is None
+    assert len(stored(store)) == 25
+
+
+def test_threads_list_says_on_stderr_which_thread_it_left_out(
+    service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = Hostile(service, lambda: thread_text(BAD, nested(300)))
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    monkeypatch.setenv("PIGEON_BASE_URL", BASE)
+    with respx.mock(base_url=BASE, using="pigeon") as api:
+        api.route().mock(side_effect=hostile)
+        out = io.StringIO()
+        assert main(["threads", "list"], out=out) == 0
+    assert len(out.getvalue().splitlines()) == 1 + 25  # the heading and every readable thread
+    err = capsys.readouterr().err
+    assert err.startswith("pigeon: Left out 1 unreadable thread: 3e0f6a52-5d")
+    assert "metadata: nested" in err
+    assert err.count("\n") == 1
