@@ -136,3 +136,55 @@ def test_threads_list_says_on_stderr_which_thread_it_left_out(
     assert err.startswith("pigeon: Left out 1 unreadable thread: 3e0f6a52-5d")
     assert "metadata: nested" in err
     assert err.count("\n") == 1
+
+
+class Twin:
+    """The reference service, where the newest message of one thread (``b``) comes with the id of the first
+    message of another (``a``): the same id in two threads."""
+
+    def __init__(self, service: Service) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.token = service.alice.token
+        self.a = self.b = self.twin = ""
+
+    async def _json(self, path: str, **params: str) -> Any:
+        auth = {"Authorization": f"Bearer {self.token}"}
+        request = httpx.Request("GET", f"http://s.test{path}", params=params, headers=auth)
+        answer = await self.inner.handle_async_request(request)
+        await answer.aread()
+        return json.loads(answer.content)
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        if not self.a:
+            threads = (await self._json("/v1/threads"))["threads"]
+            self.a, self.b = threads[0]["id"], threads[1]["id"]
+            self.twin = (await self._json("/v1/messages", thread_id=self.a))["messages"][0]["id"]
+        answer = await self.inner.handle_async_request(request)
+        if request.url.path != "/v1/messages" or request.url.params["thread_id"] != self.b:
+            return answer
+        await answer.aread()
+        body = json.loads(answer.content)
+        body["messages"][-1]["id"] = self.twin
+        return httpx.Response(200, json=body)
+
+
+async def test_a_message_id_in_two_threads_stays_in_one_and_has_its_place_named_in_the_other(
+    tmp_path: Path, service: Service
+) -> None:
+    twin = Twin(service)
+    store = MailStore(tmp_path / "s.sqlite3")
+    http = httpx.AsyncClient(transport=httpx.MockTransport(twin))
+    reports = []
+    async with PigeonClient("http://s.test", service.alice.token, http_client=http, max_retries=0) as client:
+        for _ in range(3):
+            reports.append(await sync(client, store))
+    holders = [r["thread_id"] for r in store.rows("SELECT thread_id FROM messages WHERE id = ?", (twin.twin,))]
+    assert len(holders) == 1  # one copy is kept; the other never replaces it
+    [other] = {twin.a, twin.b} - set(holders)
+    [place] = store.unreadable_in(other)
+    assert (place.record_id, place.why) == (twin.twin, f"id: already belongs to thread {holders[0]}")
+    assert [(n.kind, n.record_id) for n in reports[0].skipped] == [("message", twin.twin)]
+    assert [r.skipped for r in reports[1:]] == [(), ()]
+    assert twin.twin not in [m.id for m in store.messages(other)]
+    assert twin.twin in [m.id for m in store.messages(holders[0])]
+    assert [m.id for m in reports[0].new_messages].count(twin.twin) == 1  # announced once: the copy kept

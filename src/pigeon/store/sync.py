@@ -113,15 +113,15 @@ async def fetch_messages(client: Any, thread_id: str, unreadable: list[Unreadabl
     return loaded
 
 
-def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool) -> list[Message]:
-    """Store a batch of fetched threads; returns their messages the store did not hold before."""
+def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool, clashes: list[Unreadable]) -> list[Message]:
+    """Store a batch of fetched threads; returns their messages the store did not hold before and holds now (a
+    message left out for an id another thread holds is not new mail)."""
     ids = json.dumps([f.thread_id for f in batch])
-    known = {
-        r["id"]
-        for r in store.rows("SELECT id FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))", (ids,))
-    }
-    store.put_fetched(batch, index=index)
-    return [m for f in batch for m in f.messages if m.id and m.id not in known]
+    query = "SELECT thread_id, id FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))"
+    known = {r["id"] for r in store.rows(query, (ids,))}
+    store.put_fetched(batch, index=index, clashes=clashes)
+    held = {(r["thread_id"], r["id"]) for r in store.rows(query, (ids,))}
+    return [m for f in batch for m in f.messages if m.id and m.id not in known and (f.thread_id, m.id) in held]
 
 
 def _askable(thread_id: str | None) -> bool:
@@ -215,7 +215,7 @@ async def sync(
             notes = [note for f in batch for note in f.unreadable]
             if notes:  # (reported only if no earlier sync met them: asked before this batch replaces them)
                 new_messages.extend(await asyncio.to_thread(store.unmet, notes))
-            fresh = await asyncio.to_thread(_put_new, store, batch, index=index)
+            fresh = await asyncio.to_thread(_put_new, store, batch, index=index, clashes=new_messages)
             new.extend(fresh[: max(NEW_KEPT - len(new), 0)])
             written += len(batch)
             total_messages += sum(len(f.messages) for f in batch)
