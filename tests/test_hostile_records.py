@@ -188,3 +188,26 @@ async def test_a_message_id_in_two_threads_stays_in_one_and_has_its_place_named_
     assert twin.twin not in [m.id for m in store.messages(other)]
     assert twin.twin in [m.id for m in store.messages(holders[0])]
     assert [m.id for m in reports[0].new_messages].count(twin.twin) == 1  # announced once: the copy kept
+
+
+def test_pigeon_sync_of_every_hostile_thread_at_once_is_one_line_and_exit_0(
+    service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = [
+        thread_text(BAD, HUGE),
+        thread_text("4f1a7b63-6e6c-4d2f-8c6f-5b3a1d7e2e88", nested(300)),
+        thread_text("not-a-uuid", "1"),
+    ]
+    hostile = Hostile(service, lambda: ",".join(bad))
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    monkeypatch.setenv("PIGEON_BASE_URL", BASE)
+    with respx.mock(base_url=BASE, using="pigeon") as api:
+        api.route().mock(side_effect=hostile)
+        out = io.StringIO()
+        assert main(["sync"], out=out) == 0
+        assert out.getvalue().startswith("Synced 25 threads (25 changed, ")
+        err = capsys.readouterr().err
+        assert err.startswith("pigeon: Left out 3 unreadable threads: ")
+        assert err.count("\n") == 1
+        assert main(["sync"], out=io.StringIO()) == 0
+        assert capsys.readouterr().err == ""  # said once
