@@ -98,6 +98,21 @@ def parse_json(answer: Answer, method: str, path: str) -> Any:
         ) from None
 
 
+def read_answer(model: type[M], data: Any, where: str) -> M:
+    """A parsed answer read as ``model``: one of the wrong shape, or one the store could not keep, is
+    :class:`MalformedResponse` naming the first problem."""
+    try:
+        item = model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        at, why = ".".join(str(p) for p in first["loc"]) or "body", first["msg"]
+    else:
+        if keepable(model, item):
+            return item
+        at, why = unkeepable(data)
+    raise MalformedResponse(f"{where}: the answer is not a valid {model.__name__} ({at}: {why})")
+
+
 def invalid_input(exc: ValidationError, what: str) -> InvalidInput:
     """Turn a pydantic validation error of a request into :class:`InvalidInput` with field errors."""
     errors = [
@@ -176,8 +191,8 @@ class _Resource:
             except ValidationError as exc:
                 skipped.append(unreadable(kind, record, exc, thread_id=thread_id, before=len(kept)))
                 continue
-            if not _keepable(model, item):
-                where, why = _unkeepable(record)
+            if not keepable(model, item):
+                where, why = unkeepable(record)
                 skipped.append(refused(kind, record, where, why, thread_id=thread_id, before=len(kept)))
                 continue
             kept.append(item)
@@ -187,7 +202,7 @@ class _Resource:
 _KINDS = {"inboxes": "inbox", "threads": "thread", "messages": "message"}
 
 
-def _keepable(model: type[M], item: M) -> bool:
+def keepable(model: type[M], item: M) -> bool:
     """Whether the store can write ``item`` and read it back: a record read from parsed JSON may hold what the
     models take as any value (in metadata, in unknown fields) but JSON text cannot carry, or nesting deeper than
     pydantic writes or reads."""
@@ -198,8 +213,8 @@ def _keepable(model: type[M], item: M) -> bool:
     return True
 
 
-def _unkeepable(record: Any) -> tuple[str, str]:
-    """Where a record :func:`_keepable` refused goes wrong, and why, in words: the first :class:`LongNumber` in it,
+def unkeepable(record: Any) -> tuple[str, str]:
+    """Where a record :func:`keepable` refused goes wrong, and why, in words: the first :class:`LongNumber` in it,
     or else its most deeply nested field (walked without recursion: the nesting is the problem)."""
     fields = record.items() if isinstance(record, dict) else [("record", record)]
     deepest, depth = "record", 0
