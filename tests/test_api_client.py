@@ -582,3 +582,17 @@ def test_the_app_s_client_loads_neither_httpx_s_command_line_program_nor_httpcor
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "why"),
+    [("9" * 5000, "metadata.n: a number of 5000 digits"), ("[" * 300 + "]" * 300, "metadata: nested 301 levels")],
+    ids=["long-number", "nested-300"],
+)
+async def test_an_answer_the_store_could_not_keep_is_malformed(
+    client: PigeonClient, api: respx.MockRouter, metadata: str, why: str
+) -> None:
+    answer = f'{{"id": "{CONTACT}", "first_name": "Ada", "metadata": {{"n": {metadata}}}}}'
+    api.patch(f"/v1/contacts/{CONTACT}").respond(content=answer.encode(), content_type="application/json")
+    with pytest.raises(MalformedResponse, match=f"not a valid Contact \\({why}"):
+        await client.contacts.update(CONTACT, first_name="Ada")

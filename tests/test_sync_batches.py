@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -53,11 +54,11 @@ async def test_what_arrives_while_a_batch_is_written_goes_into_the_next_transact
     batches: list[int] = []
     write = store.put_fetched
 
-    def first_write_slow(batch: Sequence[Fetched], *, index: bool) -> int:
+    def first_write_slow(batch: Sequence[Fetched], *, index: bool, **more: Any) -> int:
         if not batches:  # the first batch is written while all the other threads arrive
             assert all_fetched.wait(10)
         batches.append(len(batch))
-        return write(batch, index=index)
+        return write(batch, index=index, **more)
 
     store.put_fetched = first_write_slow  # type: ignore[method-assign]
     async with client_of(service) as client:
@@ -157,7 +158,7 @@ async def test_a_store_from_before_keeps_its_search_and_replaces_rows_in_place(t
 async def test_a_failed_write_ends_the_sync_with_its_error(tmp_path: Path, service: Service) -> None:
     store = MailStore(tmp_path / "s.sqlite3")
 
-    def full_disk(batch: Sequence[Fetched], *, index: bool) -> int:
+    def full_disk(batch: Sequence[Fetched], *, index: bool, **more: Any) -> int:
         raise sqlite3.OperationalError("database or disk is full")
 
     store.put_fetched = full_disk  # type: ignore[method-assign]

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, SecretStr
 
 from pigeon.api.errors import (
     ConnectionFailed,
@@ -50,7 +50,7 @@ from pigeon.api.errors import (
     status_error,
 )
 from pigeon.api.pagination import DEFAULT_MAX_PAGES
-from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks, parse_json
+from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks, parse_json, read_answer
 from pigeon.api.throttle import BUSY_STATUSES, BusyWait, Throttle
 from pigeon.api.transport import MAX_ANSWER_BYTES, Answer, AnswerTooLarge, KeepAliveTransport, origin_of
 from pigeon.sanitize import clean_line
@@ -382,12 +382,4 @@ class PigeonClient:
     ) -> M:
         """Send a request and parse its success body as ``model``; a body of the wrong shape is an error."""
         data = await self.request_json(method, path, params=params, body=body)
-        where = f"{method} {path}"
-        try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            at = ".".join(str(p) for p in first["loc"]) or "body"
-            raise MalformedResponse(
-                f"{where}: the answer is not a valid {model.__name__} ({at}: {first['msg']})"
-            ) from None
+        return read_answer(model, data, f"{method} {path}")

@@ -24,11 +24,13 @@ from pigeon.models import (
     ListMessagesQuery,
     Message,
     RequestBody,
+    Resource,
     Thread,
     Unreadable,
     UpdateContact,
     UUIDText,
     WebhookSubscription,
+    refused,
     unreadable,
 )
 
@@ -66,14 +68,49 @@ class Transport(Protocol):
     ) -> M: ...
 
 
-def parse_json(answer: Answer, method: str, path: str) -> Any:
-    """A success answer's body as parsed JSON; a body that is not JSON is :class:`MalformedResponse`."""
+class LongNumber:
+    """A JSON integer with more digits than Python reads (valid JSON all the same), in place of its value: what
+    holds one is refused where it stands (a record), not the whole answer. No model field takes it as a value."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.lstrip("-"))
+        self._text = text
+
+    def __repr__(self) -> str:  # (a record's fingerprint: the same number, the same text)
+        return f"LongNumber({self._text})"
+
+
+def _integer(text: str) -> int | LongNumber:
     try:
-        return json.loads(answer.content)
+        return int(text)
+    except ValueError:  # (past sys.get_int_max_str_digits)
+        return LongNumber(text)
+
+
+def parse_json(answer: Answer, method: str, path: str) -> Any:
+    """A success answer's body as parsed JSON; a body that is not JSON is :class:`MalformedResponse`. An integer
+    too long to read is a :class:`LongNumber`."""
+    try:
+        return json.loads(answer.content, parse_int=_integer)
     except (ValueError, RecursionError):  # (JSON nested past what the parser takes is not JSON to us either)
         raise MalformedResponse(
             f"{method} {path}: the service answered {answer.status_code} but the body is not JSON"
         ) from None
+
+
+def read_answer(model: type[M], data: Any, where: str) -> M:
+    """A parsed answer read as ``model``: one of the wrong shape, or one the store could not keep, is
+    :class:`MalformedResponse` naming the first problem."""
+    try:
+        item = model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        at, why = ".".join(str(p) for p in first["loc"]) or "body", first["msg"]
+    else:
+        if keepable(model, item):
+            return item
+        at, why = unkeepable(data)
+    raise MalformedResponse(f"{where}: the answer is not a valid {model.__name__} ({at}: {why})")
 
 
 def invalid_input(exc: ValidationError, what: str) -> InvalidInput:
@@ -150,13 +187,50 @@ class _Resource:
         kind = _KINDS.get(items, items)
         for record in records:
             try:
-                kept.append(model.model_validate(record))
+                item = model.model_validate(record)
             except ValidationError as exc:
                 skipped.append(unreadable(kind, record, exc, thread_id=thread_id, before=len(kept)))
+                continue
+            if not keepable(model, item):
+                where, why = unkeepable(record)
+                skipped.append(refused(kind, record, where, why, thread_id=thread_id, before=len(kept)))
+                continue
+            kept.append(item)
         return Page(kept, _next_token(data.get("next_page_token")), tuple(skipped))
 
 
 _KINDS = {"inboxes": "inbox", "threads": "thread", "messages": "message"}
+
+
+def keepable(model: type[M], item: M) -> bool:
+    """Whether the store can write ``item`` and read it back: a record read from parsed JSON may hold what the
+    models take as any value (in metadata, in unknown fields) but JSON text cannot carry, or nesting deeper than
+    pydantic writes or reads."""
+    try:
+        model.model_validate_json(item.wire_json() if isinstance(item, Resource) else item.model_dump_json())
+    except (ValueError, TypeError, RecursionError):  # (ValidationError and PydanticSerializationError included)
+        return False
+    return True
+
+
+def unkeepable(record: Any) -> tuple[str, str]:
+    """Where a record :func:`keepable` refused goes wrong, and why, in words: the first :class:`LongNumber` in it,
+    or else its most deeply nested field (walked without recursion: the nesting is the problem)."""
+    fields = record.items() if isinstance(record, dict) else [("record", record)]
+    deepest, depth = "record", 0
+    for name, value in fields:
+        stack: builtins.list[tuple[Any, str, int]] = [(value, str(name), 1)]
+        while stack:
+            value, where, level = stack.pop()
+            if isinstance(value, LongNumber):
+                return where, f"a number of {value.digits} digits, more than Pigeon reads"
+            if level > depth:
+                deepest, depth = str(name), level
+            if isinstance(value, dict):
+                stack += [(v, f"{where}.{k}", level + 1) for k, v in value.items()]
+            elif isinstance(value, builtins.list):
+                stack += [(v, f"{where}.{n}", level + 1) for n, v in enumerate(value)]
+    return deepest, f"nested {depth} levels deep, more than Pigeon keeps"
 
 
 def _next_token(value: Any) -> str | None:

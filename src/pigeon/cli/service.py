@@ -247,7 +247,20 @@ def cmd_inboxes_create(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
-    threads: list[Thread] = ask(args, lambda c: c.threads.list())
+    from pigeon.core.mail import skipped_words
+
+    unreadable: list[Unreadable] = []  # threads the service sent that could not be read: said on stderr
+
+    async def fetch(client: Any) -> list[Thread]:
+        loaded: list[Thread] = []
+        async for page in client.threads.iter_pages():
+            unreadable.extend(page.skipped)
+            loaded += page.items
+        return loaded
+
+    threads = ask(args, fetch)
+    if unreadable:
+        sys.stderr.write(f"pigeon: {skipped_words(unreadable, why=True)}\n")
     if args.json:
         print_json({"threads": wire(threads)}, out)
     else:

@@ -90,7 +90,7 @@ from pigeon.models.resources import (
     UTCDateTime,
     WebhookSubscription,
 )
-from pigeon.models.unreadable import Unreadable, unreadable
+from pigeon.models.unreadable import Unreadable, refused, unreadable
 
 __all__ = [
     "CONTACT_NAME_MAX",
@@ -163,6 +163,7 @@ __all__ = [
     "WebhookStatus",
     "WebhookSubscription",
     "now_utc",
+    "refused",
     "unreadable",
 ]
 

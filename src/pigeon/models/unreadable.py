@@ -35,6 +35,12 @@ def unreadable(kind: str, record: Any, error: ValidationError, *, thread_id: str
     problems = [(_where(e["loc"]), e["msg"]) for e in error.errors()]
     where = problems[0][0]
     why = [msg for place, msg in problems if place == where][-1]  # an open enum's last branch: "a valid string"
+    return refused(kind, record, where, why, thread_id=thread_id, before=before)
+
+
+def refused(kind: str, record: Any, where: str, why: str, *, thread_id: str = "", before: int = 0) -> Unreadable:
+    """The note for ``record``, which the models read but Pigeon cannot keep (``where``: the field, ``why``)."""
+    problems = [(where, why)]
     found = record.get("id") if isinstance(record, dict) else None
     name = found[:40] if isinstance(found, str) and found else "?"
     try:

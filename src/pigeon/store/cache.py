@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from pigeon.sqlite import Database
+from pigeon.store.owned import own_ids
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
@@ -134,16 +135,18 @@ class CacheStore(Database):
         if not self.put_fetched([Fetched(thread_id, messages, who, recipients, unreadable)], index=True):
             raise UnknownThread(thread_id)
 
-    def put_fetched(self, batch: Sequence[Fetched], *, index: bool) -> int:
+    def put_fetched(self, batch: Sequence[Fetched], *, index: bool, clashes: list[Unreadable] | None = None) -> int:
         """Store the messages of several threads in one transaction, each thread's replacing what was there, and
         mark them synced; their text goes into the full-text index now (``index``) or by :meth:`index_pending`
-        later. A thread the store does not have is left out. Returns how many threads were stored."""
+        later. A thread the store does not have is left out. A message whose id another thread holds (or an
+        earlier message of its own) is left out and kept in its place as unreadable; those not met before are
+        added to ``clashes``. Returns how many threads were stored."""
         stored = 0
         written: dict[str, Contact] = {}
         with self._lock:  # (the contacts kept follow the commits in their order)
             with self.transaction() as conn:
                 for fetched in batch:
-                    stored += self._put_fetched(conn, fetched, index=index, written=written)
+                    stored += self._put_fetched(conn, fetched, index=index, written=written, clashes=clashes)
             self._kept(written)
         return stored
 
@@ -213,16 +216,26 @@ class CacheStore(Database):
         return found
 
     def _put_fetched(
-        self, conn: sqlite3.Connection, fetched: Fetched, *, index: bool, written: dict[str, Contact]
+        self,
+        conn: sqlite3.Connection,
+        fetched: Fetched,
+        *,
+        index: bool,
+        written: dict[str, Contact],
+        clashes: list[Unreadable] | None = None,
     ) -> int:
-        thread_id, messages = fetched.thread_id, fetched.messages
+        thread_id = fetched.thread_id
         row = conn.execute(
             "SELECT rowid, subject, last_message_at, message_count FROM threads WHERE id = ?", (thread_id,)
         ).fetchone()
         if row is None:
             return 0
+        messages, left_out, clashing = own_ids(conn, thread_id, fetched.messages, fetched.unreadable)
+        if clashes is not None and clashing:
+            met = {r[0] for r in conn.execute("SELECT fingerprint FROM unreadable WHERE thread_id = ?", (thread_id,))}
+            clashes += [u for u in clashing if u.fingerprint not in met]
         conn.execute("DELETE FROM unreadable WHERE thread_id = ? AND kind = 'message'", (thread_id,))
-        self._note(conn, fetched.unreadable)
+        self._note(conn, left_out)
         conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
         conn.executemany(
             "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",

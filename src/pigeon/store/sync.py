@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -112,15 +113,32 @@ async def fetch_messages(client: Any, thread_id: str, unreadable: list[Unreadabl
     return loaded
 
 
-def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool) -> list[Message]:
-    """Store a batch of fetched threads; returns their messages the store did not hold before."""
+def _put_new(store: MailStore, batch: Sequence[Fetched], *, index: bool, clashes: list[Unreadable]) -> list[Message]:
+    """Store a batch of fetched threads; returns their messages the store did not hold before and holds now (a
+    message left out for an id another thread holds is not new mail)."""
     ids = json.dumps([f.thread_id for f in batch])
-    known = {
-        r["id"]
-        for r in store.rows("SELECT id FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))", (ids,))
-    }
-    store.put_fetched(batch, index=index)
-    return [m for f in batch for m in f.messages if m.id and m.id not in known]
+    query = "SELECT thread_id, id FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))"
+    known = {r["id"] for r in store.rows(query, (ids,))}
+    store.put_fetched(batch, index=index, clashes=clashes)
+    held = {(r["thread_id"], r["id"]) for r in store.rows(query, (ids,))}
+    return [m for f in batch for m in f.messages if m.id and m.id not in known and (f.thread_id, m.id) in held]
+
+
+def _askable(thread_id: str | None) -> bool:
+    """Whether the service can be asked for a thread's messages: its id is a UUID, as the spec types it."""
+    try:
+        uuid.UUID(thread_id or "")
+    except ValueError:
+        return False
+    return True
+
+
+def _unaskable(thread: Thread) -> Unreadable:
+    """The note for a thread left out because its messages cannot be asked for."""
+    from pigeon.models import refused
+
+    why = "must be a UUID" if thread.id else "missing"
+    return refused("thread", thread.to_wire(), "id", why)
 
 
 def _placed(skipped: Sequence[Unreadable], before: int) -> list[Unreadable]:
@@ -197,7 +215,7 @@ async def sync(
             notes = [note for f in batch for note in f.unreadable]
             if notes:  # (reported only if no earlier sync met them: asked before this batch replaces them)
                 new_messages.extend(await asyncio.to_thread(store.unmet, notes))
-            fresh = await asyncio.to_thread(_put_new, store, batch, index=index)
+            fresh = await asyncio.to_thread(_put_new, store, batch, index=index, clashes=new_messages)
             new.extend(fresh[: max(NEW_KEPT - len(new), 0)])
             written += len(batch)
             total_messages += sum(len(f.messages) for f in batch)
@@ -210,9 +228,10 @@ async def sync(
         # Rows first: each page of the thread list is stored as it arrives (its rows can be shown at once), and
         # the messages of its changed threads are asked for at once, newest first, while the next page loads.
         async for page in client.threads.iter_pages():
-            threads += page.items
-            listed += page.skipped
-            fresh = await asyncio.to_thread(store.put_threads, page.items)
+            askable = [t for t in page.items if _askable(t.id)]
+            threads += askable
+            listed += [*page.skipped, *(_unaskable(t) for t in page.items if not _askable(t.id))]
+            fresh = await asyncio.to_thread(store.put_threads, askable)
             changed += fresh
             if on_progress is not None and fresh:
                 on_progress(written, len(changed))
