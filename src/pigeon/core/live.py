@@ -9,8 +9,8 @@ to a port nobody owns). A subscription can stop delivering for good while Pigeon
 after its retries): when synced mail stays unannounced past a margin while nothing is delivered at all, a new
 subscription replaces it, once.
 
-The caller (the TUI) gets each verified event and does its own timing; :class:`Mode` says which way mail comes
-and why. No Textual here.
+The caller (the TUI) gets each verified event and does its own timing: an event is a reason to sync (its thread is
+read again), never mail to show. :class:`Mode` says which way mail comes and why. No Textual here.
 """
 
 from __future__ import annotations
@@ -49,28 +49,30 @@ def is_loopback(base_url: str) -> bool:
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """A verified event about a message: ``created`` (new mail) or a change of the message."""
+    """A verified event: the message it is about, by id (``created``: new mail, else a change of it). An event is a
+    reason to sync, never the mail itself: a service may send the message whole or thin, only its ids are read."""
 
     created: bool
-    message: Message
+    message_id: str
+    thread_id: str
+
+
+ID_LONGEST = 200  # characters: an id longer than this is no id of the service's
+NAMED_KEPT = 1000  # threads events may name between two syncs
 
 
 def parse_event(data: dict[str, Any]) -> LiveEvent | None:
-    """The event's message, if it carries a valid one."""
-    from pydantic import ValidationError
-
+    """What the event is about, if it names a thread."""
     from pigeon.api.receiver import event_message
     from pigeon.models import EventKind
-    from pigeon.models import Message as MailMessage
 
-    raw = event_message(data)
-    try:
-        message = MailMessage.model_validate(raw) if raw else None
-    except ValidationError:
+    raw = event_message(data) or {}
+    message_id, thread_id = raw.get("id"), raw.get("thread_id")
+    if not isinstance(thread_id, str) or not 0 < len(thread_id) <= ID_LONGEST:
         return None
-    if message is None or not message.thread_id:
-        return None
-    return LiveEvent(data.get("type") == EventKind.MESSAGE_CREATED, message)
+    if not isinstance(message_id, str) or len(message_id) > ID_LONGEST:
+        message_id = ""
+    return LiveEvent(data.get("type") == EventKind.MESSAGE_CREATED, message_id, thread_id)
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,9 @@ class Live:
         self._last_heard = -math.inf
         self._heard_since_subscribed = False
         self.renewed = 0
+        self.named: set[str] = set()
+        """Threads events named since the last sync: it reads their messages again even if the thread list shows
+        no move (a changed status moves neither a thread's count nor its last time)."""
 
     @property
     def receiver(self) -> WebhookReceiver | None:
@@ -224,11 +229,16 @@ class Live:
         self._last_heard = self.clock()
         self._heard_since_subscribed = True
         event = parse_event(data)
-        if event is not None and event.message.id:
-            self._announced[event.message.id] = None
-            self._unannounced.pop(event.message.id, None)
+        if event is not None and event.message_id:
+            self._announced[event.message_id] = None
+            self._unannounced.pop(event.message_id, None)
             while len(self._announced) > ANNOUNCED_KEPT:
                 del self._announced[next(iter(self._announced))]
+
+    def name_thread(self, event: LiveEvent) -> None:
+        """An event named this thread: the next sync reads it again."""
+        if len(self.named) < NAMED_KEPT:
+            self.named.add(event.thread_id)
 
     async def start(self, client: PigeonClient, on_event: Callable[[dict[str, Any]], None]) -> Mode:
         """Listen for the kept subscription's deliveries, or subscribe anew; the mode says how mail comes."""
