@@ -173,6 +173,13 @@ class LiveUpdates(HandsOff):
         self.live_mode = self._mode.status(self.core.poll_interval)
         self._schedule_check(self._regular_delay())
         self.update_status()
+        if self._mode.warn:
+            self.notify(
+                clean_line(f"No live updates: {self._mode.why}. Checking for mail every {self.check_delay:g} s."),
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
 
     async def _check_deliveries(self, stored: tuple[MailMessage, ...]) -> None:
         """Replace a webhook subscription whose deliveries stopped (or give webhooks up), and say so."""
