@@ -17,7 +17,16 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.cli import main
 from pigeon.config import load_config
-from pigeon.core.live import DELIVERY_MARGIN, KeyringVault, Live, MemoryVault, plan, vault_name
+from pigeon.core.live import (
+    DELIVERY_MARGIN,
+    KeyringVault,
+    Live,
+    LiveEvent,
+    MemoryVault,
+    parse_event,
+    plan,
+    vault_name,
+)
 from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
 from pigeon.server.app import ServerSettings, create_app
@@ -109,6 +118,7 @@ async def test_a_taken_kept_port_is_said_and_mail_is_checked_without_a_new_subsc
     """Another program on the kept subscription's port gets its deliveries: no second subscription for it to take
     the same way; mail is checked this run, the reason is said in a line (``pigeon status`` says the same), and a
     later run with the port free uses the kept subscription again."""
+    caplog.set_level("INFO", logger="pigeon.core.live")
     vault = MemoryVault()
     async with PigeonClient(loopback.service.base_url, loopback.token) as client:
         live = Live(vault, NAME)
@@ -200,6 +210,19 @@ async def test_pigeon_status_and_the_app_say_the_same_of_how_mail_comes(
         await core.close()
     assert not mode.webhooks
     assert mode.words(core.poll_interval) == said
+
+
+def test_an_event_is_read_for_its_ids_only_whole_or_thin() -> None:
+    thin = {"id": "msg_1", "thread_id": "thr_1", "status": "MESSAGE_STATUS_RECEIVED"}
+    whole = thin | {"subject": "Hello", "content_blocks": [{"sequence": "not a number"}], "recipients": 5}
+    for message in (thin, whole):
+        assert parse_event({"type": "message.created", "data": {"message": message}}) == LiveEvent("msg_1", "thr_1")
+    assert parse_event({"type": "message.updated", "data": {"message": {"thread_id": "thr_1"}}}) == LiveEvent(
+        "", "thr_1"
+    )
+    for message in ({"id": "msg_1"}, {"id": "msg_1", "thread_id": 7}, {"thread_id": ""}, {"thread_id": "t" * 201}):
+        assert parse_event({"type": "message.created", "data": {"message": message}}) is None
+    assert parse_event({"type": "message.created", "data": "thr_1"}) is None
 
 
 def test_pigeon_status_says_when_another_program_holds_the_kept_port() -> None:

@@ -52,10 +52,9 @@ def is_loopback(base_url: str) -> bool:
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """A verified event: the message it is about, by id (``created``: new mail, else a change of it). An event is a
-    reason to sync, never the mail itself: a service may send the message whole or thin, only its ids are read."""
+    """A verified event: the message it is about (new or changed), by id. An event is a reason to sync, never the
+    mail itself: a service may send the message whole or thin, only its ids are read."""
 
-    created: bool
     message_id: str
     thread_id: str
 
@@ -67,7 +66,6 @@ NAMED_KEPT = 1000  # threads events may name between two syncs
 def parse_event(data: dict[str, Any]) -> LiveEvent | None:
     """What the event is about, if it names a thread."""
     from pigeon.api.receiver import event_message
-    from pigeon.models import EventKind
 
     raw = event_message(data) or {}
     message_id, thread_id = raw.get("id"), raw.get("thread_id")
@@ -75,7 +73,7 @@ def parse_event(data: dict[str, Any]) -> LiveEvent | None:
         return None
     if not isinstance(message_id, str) or len(message_id) > ID_LONGEST:
         message_id = ""
-    return LiveEvent(data.get("type") == EventKind.MESSAGE_CREATED, message_id, thread_id)
+    return LiveEvent(message_id, thread_id)
 
 
 @dataclass(frozen=True)
@@ -289,7 +287,7 @@ class Live:
                 await receiver.start()
             except OSError as exc:
                 why = port_taken(kept.port, exc)
-                log.warning("no webhooks: %s", why)
+                log.info("no webhooks: %s", why)
                 return Mode(False, why, "webhook port taken", warn=True)
             else:
                 receiver.secret = kept.secret
