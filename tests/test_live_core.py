@@ -17,7 +17,16 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.cli import main
 from pigeon.config import load_config
-from pigeon.core.live import DELIVERY_MARGIN, KeyringVault, Live, MemoryVault, plan
+from pigeon.core.live import (
+    DELIVERY_MARGIN,
+    KeyringVault,
+    Live,
+    LiveEvent,
+    MemoryVault,
+    parse_event,
+    plan,
+    vault_name,
+)
 from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
 from pigeon.server.app import ServerSettings, create_app
@@ -103,7 +112,13 @@ async def test_one_subscription_is_kept_across_runs_and_its_deliveries_reach_the
         await second.stop()
 
 
-async def test_a_taken_port_means_a_new_subscription(loopback: LoopbackService) -> None:
+async def test_a_taken_kept_port_is_said_and_mail_is_checked_without_a_new_subscription(
+    loopback: LoopbackService, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another program on the kept subscription's port gets its deliveries: no second subscription for it to take
+    the same way; mail is checked this run, the reason is said in a line (``pigeon status`` says the same), and a
+    later run with the port free uses the kept subscription again."""
+    caplog.set_level("INFO", logger="pigeon.core.live")
     vault = MemoryVault()
     async with PigeonClient(loopback.service.base_url, loopback.token) as client:
         live = Live(vault, NAME)
@@ -111,15 +126,36 @@ async def test_a_taken_port_means_a_new_subscription(loopback: LoopbackService) 
         assert live.receiver is not None
         port = live.receiver.port
         await live.stop()
+        kept = vault.kept[NAME]
         with socket.socket() as squatter:
             squatter.bind(("127.0.0.1", port))
             squatter.listen()
             again = Live(vault, NAME)
             mode = await again.start(client, lambda _data: None)
-            assert mode.webhooks
-            assert "new subscription" in mode.why
-            assert len(loopback.subscriptions()) == 2
-            await again.stop()
+            assert not mode.webhooks
+            assert mode.warn
+            assert mode.why == (
+                f"another program holds port {port} on this machine, where the kept webhook subscription delivers"
+            )
+            assert mode.status(60) == "checking every 60 s (webhook port taken)"
+            assert mode.words(60) == f"a check every 60 s; no webhooks: {mode.why}"
+            assert again.receiver is None
+            assert [r.getMessage() for r in caplog.records if r.name == "pigeon.core.live"] == [
+                f"no webhooks: {mode.why}"
+            ]
+            assert len(loopback.subscriptions()) == 1  # nothing subscribed anew
+            assert vault.kept[NAME] == kept
+            said = plan(True, "http://127.0.0.1:8025", vault, NAME)  # what ``pigeon status`` says meanwhile
+            assert said.words(60) == mode.words(60)
+        assert plan(True, "http://127.0.0.1:8025", vault, NAME).webhooks
+        later = Live(vault, NAME)
+        mode = await later.start(client, lambda _data: None)
+        assert mode.webhooks
+        assert "kept" in mode.why
+        assert later.receiver is not None
+        assert later.receiver.port == port
+        await later.stop()
+    assert len(loopback.subscriptions()) == 1
 
 
 async def test_a_refused_subscription_says_why() -> None:
@@ -174,6 +210,36 @@ async def test_pigeon_status_and_the_app_say_the_same_of_how_mail_comes(
         await core.close()
     assert not mode.webhooks
     assert mode.words(core.poll_interval) == said
+
+
+def test_an_event_is_read_for_its_ids_only_whole_or_thin() -> None:
+    thin = {"id": "msg_1", "thread_id": "thr_1", "status": "MESSAGE_STATUS_RECEIVED"}
+    whole = thin | {"subject": "Hello", "content_blocks": [{"sequence": "not a number"}], "recipients": 5}
+    for message in (thin, whole):
+        assert parse_event({"type": "message.created", "data": {"message": message}}) == LiveEvent("msg_1", "thr_1")
+    assert parse_event({"type": "message.updated", "data": {"message": {"thread_id": "thr_1"}}}) == LiveEvent(
+        "", "thr_1"
+    )
+    for message in ({"id": "msg_1"}, {"id": "msg_1", "thread_id": 7}, {"thread_id": ""}, {"thread_id": "t" * 201}):
+        assert parse_event({"type": "message.created", "data": {"message": message}}) is None
+    assert parse_event({"type": "message.created", "data": "thr_1"}) is None
+
+
+def test_pigeon_status_says_when_another_program_holds_the_kept_port() -> None:
+    base_url = "http://127.0.0.1:8025"
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        kept = {"id": "wh_kept", "port": port, "path": "/pigeon/kept", "secret": "whsec_" + "a" * 44}
+        KeyringVault().save(vault_name("default", base_url), json.dumps(kept))
+        out = io.StringIO()
+        assert main(["status", "--json", "--base-url", base_url], out) == 0
+    said = json.loads(out.getvalue())["new_mail"]
+    assert said == (
+        f"a check every 60 s; no webhooks: another program holds port {port} on this machine, where the kept "
+        "webhook subscription delivers"
+    )
 
 
 # --- telling deliveries that stopped from deliveries that are late ------------------------------------------------

@@ -113,6 +113,44 @@ async def test_deliveries_are_signed_and_carry_the_message(private_service: Serv
     assert await deliverer.deliver_due() == 0  # delivered: nothing more to send
 
 
+THIN = (  # the documented shape of an event's message: ids, direction, status and times
+    {"id", "thread_id", "inbox_id", "parent_id", "direction", "status"}
+    | {"created_at", "updated_at", "sent_at", "received_at"}
+)
+
+
+async def test_a_delivery_names_the_message_but_carries_nothing_a_stranger_could_read(
+    private_service: Service, http: httpx.AsyncClient
+) -> None:
+    """Whoever holds the receiver's port (another local user, once Pigeon has quit) reads the delivery: it names
+    the message for the receiver to sync, with no subject, text, addresses or contact."""
+    created = await subscribe(http, private_service, ["message.created", "message.delivered"])
+    receiver = Receiver(secret=created["secret"])
+    deliverer = deliverer_for(private_service, receiver)
+    inbound = new_mail(private_service, deliverer)
+    outbound = new_mail(private_service, deliverer, outbound=True)
+    emit(private_service.db, deliverer, private_service.alice.id, "message.delivered", outbound)
+    assert await deliverer.deliver_due() == 3
+    assert len(receiver.verified) == 3
+    for request, event, message in zip(
+        receiver.received, receiver.verified, [inbound, outbound, outbound], strict=True
+    ):
+        secrets_of_mail = [message.subject, *(b.content for b in message.content_blocks)]
+        secrets_of_mail += [r.raw_address for r in message.recipients]
+        if message.sender is not None:
+            secrets_of_mail.append(message.sender.raw_address)
+            contact = message.sender.contact
+            if contact is not None:
+                secrets_of_mail += [contact.name, *(e.email for e in contact.emails)]
+        written = [text for text in secrets_of_mail if isinstance(text, str) and len(text) > 3]
+        assert len(written) >= 3  # (the mail has a subject, a text and addresses to leak)
+        body = request.content.decode()
+        assert [text for text in written if text in body] == []
+        named = event["data"]["message"]
+        assert {"id", "thread_id", "inbox_id", "direction", "status", "created_at"} <= set(named) <= THIN
+        assert (named["id"], named["thread_id"], named["inbox_id"]) == (message.id, message.thread_id, message.inbox_id)
+
+
 async def test_a_forged_signature_does_not_verify(private_service: Service, http: httpx.AsyncClient) -> None:
     created = await subscribe(http, private_service, ["message.created"])
     other_secret = "whsec_" + base64.b64encode(b"k" * 32).decode()

@@ -158,7 +158,12 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
         assert stored_threads(app) == threads_before
 
 
-async def test_delivery_status_events_update_the_badges(service: Service) -> None:
+@pytest.mark.parametrize("shape", ["thin", "whole"])
+async def test_a_status_event_whole_or_thin_shows_the_changed_message_after_its_sync(
+    service: Service, shape: str
+) -> None:
+    """An event is a reason to sync, never the mail itself: the thread it names is read again (a status change
+    moves neither its count nor its last time), and the open reader shows the message as the service has it."""
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
@@ -166,10 +171,47 @@ async def test_delivery_status_events_update_the_badges(service: Service) -> Non
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: bool(reader.messages))
         target = reader.messages[-1]
-        sent = target.model_copy(update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"})
+        assert target.id
+        assert target.thread_id
+        with service.db.transaction() as conn:  # the message turns out to be one of ours that could not be sent
+            conn.execute(
+                "UPDATE messages SET direction = 'MESSAGE_DIRECTION_OUTBOUND', status = 'MESSAGE_STATUS_FAILED' "
+                "WHERE id = ?",
+                (target.id,),
+            )
+        changed = service.db.get_message(service.alice.id, target.id)
+        assert changed is not None
+        whole = changed.model_dump(mode="json", exclude_none=True)
+        thin = {key: whole[key] for key in ("id", "thread_id", "inbox_id", "direction", "status", "created_at")}
+        syncs = Syncs(app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
-        screen.post_message(LiveEvent({"type": "message.failed", "data": {"message": sent.model_dump(mode="json")}}))
+        screen.post_message(
+            LiveEvent({"type": "message.failed", "data": {"message": whole if shape == "whole" else thin}})
+        )
         await settle(pilot, app, lambda: "[FAILED]" in reader.text)
+        assert syncs.ended >= 1
+        stored = app.core.store.messages(target.thread_id)
+        assert [m.status for m in stored if m.id == target.id] == ["MESSAGE_STATUS_FAILED"]
+
+
+async def test_an_event_about_a_message_the_service_does_not_hold_changes_nothing(service: Service) -> None:
+    """What an event says of a message is never shown: only what the sync it starts finds at the service."""
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: bool(reader.messages))
+        target = reader.messages[-1]
+        claimed = target.model_copy(
+            update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"}
+        )
+        syncs = Syncs(app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen.post_message(LiveEvent({"type": "message.failed", "data": {"message": claimed.model_dump(mode="json")}}))
+        await settle(pilot, app, lambda: syncs.ended >= 1)
+        assert "[FAILED]" not in reader.text
+        assert [m.status for m in reader.messages if m.id == target.id] == [target.status]
 
 
 async def test_mail_is_checked_by_default_when_the_service_cannot_reach_pigeon(service: Service) -> None:
@@ -311,6 +353,24 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
         await pilot.press("n")
         await settle(pilot, app, lambda: "New mail" in notes.text)
         assert "2 new messages" in notes.text
+
+
+async def test_new_mail_told_by_thin_events_is_synced_listed_and_announced(service: Service) -> None:
+    """The reference service's events name a message and carry none of it: the sync they start brings the mail."""
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await loaded(pilot, app)
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        named = [event["data"]["message"] for event in arrive(service, app, 2, sender="thin@example.com")]
+        for message in named:
+            thin = {key: message[key] for key in ("id", "thread_id", "inbox_id", "direction", "status", "created_at")}
+            screen.post_message(LiveEvent({"type": "message.created", "data": {"message": thin}}))
+        await settle(pilot, app, lambda: "New mail" in notes.text)
+        assert [n.message for n in notes if n.title == "New mail"] == ["2 new messages, from thin@example.com"]
+        for message in named:
+            assert message["id"] in {m.id for m in app.core.store.messages(message["thread_id"])}
+        assert threads.source.row(0).id in {message["thread_id"] for message in named}
 
 
 async def test_a_delivery_signed_again_and_again_makes_one_note_of_one_message(service: Service) -> None:

@@ -1,8 +1,11 @@
-"""The app on a live reference service with webhooks: a long session never subscribes again, and a subscription
-the service gave up on is replaced once. The subscription's clock is the test's: each sync is a simulated minute."""
+"""The app on a live reference service with webhooks: a long session never subscribes again, a subscription the
+service gave up on is replaced once, and a kept subscription whose port another program holds is said. The
+subscription's clock is the test's: each sync is a simulated minute."""
 
 from __future__ import annotations
 
+import json
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 from pigeon.config import load_config
+from pigeon.core.live import vault_name
 from pigeon.models import WebhookStatus
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.db import Database, iso
@@ -142,3 +146,29 @@ async def test_a_subscription_the_service_gave_up_on_is_replaced_once(live: Live
         assert notes.text.count("subscribed again") == 1
         assert screen.live_mode == "live"
     assert live.statuses() == ["active", "failed"]
+
+
+async def test_a_taken_kept_port_is_said_in_one_line_and_mail_is_checked_instead(live: Live) -> None:
+    """Another program holds the port the kept subscription delivers to: the app says so once, in one line, checks
+    for mail instead, and subscribes nothing new for that program to take the same way."""
+    app = live_app(live)
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        kept = {"id": "wh_kept", "port": port, "path": "/pigeon/kept", "secret": "whsec_" + "a" * 44}
+        app.core.live.vault.save(vault_name("default", live.service.base_url), json.dumps(kept))
+        notes = Notes()
+        async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+            await loaded(pilot, app)
+            screen: MainScreen = app.screen  # type: ignore[assignment]
+            await settle(pilot, app, lambda: "webhook port taken" in screen.live_mode)
+            await settle(pilot, app, lambda: "No live updates" in notes.text)
+            said = [n.message for n in notes if "No live updates" in n.message]
+            assert said == [
+                f"No live updates: another program holds port {port} on this machine, where the kept webhook "
+                "subscription delivers. Checking for mail every 0.2 s."
+            ]
+            assert "webhook port taken" in screen.status
+            assert app.core.live.receiver is None
+    assert live.statuses() == []

@@ -153,10 +153,11 @@ def cmd_logout(args: argparse.Namespace, out: TextIO) -> int:
 
 def _new_mail_words(config: Config) -> str:
     """How the app will learn of new mail on this profile, and why: the app's own plan, with the vault it uses."""
-    from pigeon.core.live import plan, subscription_vault
+    from pigeon.core.live import plan, subscription_vault, vault_name
 
-    profile = config.profile_config
-    return plan(profile.live, config.base_url, subscription_vault(keeps_nothing=False)).words(profile.poll_interval)
+    profile, vault = config.profile_config, subscription_vault(keeps_nothing=False)
+    kept_as = vault_name(config.profile, config.base_url)
+    return plan(profile.live, config.base_url, vault, kept_as).words(profile.poll_interval)
 
 
 def _token_words(source: credentials.TokenSource, config: Config, plain_file: str | None) -> str:

@@ -5,19 +5,22 @@ subscription to a private address, and when the keyring can keep the subscriptio
 kept per profile and service, across runs: its receiver's address and secret are kept in the keyring (an
 in-memory vault for the demo and tests), and the next start listens on the same address with the same secret
 instead of subscribing again (the spec has no way to delete a subscription, so each new one would keep delivering
-to a port nobody owns). A subscription can stop delivering for good while Pigeon is closed (the service gives up
-after its retries): when synced mail stays unannounced past a margin while nothing is delivered at all, a new
-subscription replaces it, once.
+to a port nobody owns). When another program holds that port, mail is checked instead for the run, and the user
+told. A subscription can stop delivering for good while Pigeon is closed (the service gives up after its retries):
+when synced mail stays unannounced past a margin while nothing is delivered at all, a new subscription replaces it,
+once.
 
-The caller (the TUI) gets each verified event and does its own timing; :class:`Mode` says which way mail comes
-and why. No Textual here.
+The caller (the TUI) gets each verified event and does its own timing: an event is a reason to sync (its thread is
+read again), never mail to show. :class:`Mode` says which way mail comes and why. No Textual here.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
+import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -49,28 +52,28 @@ def is_loopback(base_url: str) -> bool:
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """A verified event about a message: ``created`` (new mail) or a change of the message."""
+    """A verified event: the message it is about (new or changed), by id. An event is a reason to sync, never the
+    mail itself: a service may send the message whole or thin, only its ids are read."""
 
-    created: bool
-    message: Message
+    message_id: str
+    thread_id: str
+
+
+ID_LONGEST = 200  # characters: an id longer than this is no id of the service's
+NAMED_KEPT = 1000  # threads events may name between two syncs
 
 
 def parse_event(data: dict[str, Any]) -> LiveEvent | None:
-    """The event's message, if it carries a valid one."""
-    from pydantic import ValidationError
-
+    """What the event is about, if it names a thread."""
     from pigeon.api.receiver import event_message
-    from pigeon.models import EventKind
-    from pigeon.models import Message as MailMessage
 
-    raw = event_message(data)
-    try:
-        message = MailMessage.model_validate(raw) if raw else None
-    except ValidationError:
+    raw = event_message(data) or {}
+    message_id, thread_id = raw.get("id"), raw.get("thread_id")
+    if not isinstance(thread_id, str) or not 0 < len(thread_id) <= ID_LONGEST:
         return None
-    if message is None or not message.thread_id:
-        return None
-    return LiveEvent(data.get("type") == EventKind.MESSAGE_CREATED, message)
+    if not isinstance(message_id, str) or len(message_id) > ID_LONGEST:
+        message_id = ""
+    return LiveEvent(message_id, thread_id)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ class Mode:
     webhooks: bool
     why: str
     short: str = ""
+    warn: bool = False
+    """Something on this machine is wrong (not merely unavailable): the app says ``why`` when it starts."""
 
     def words(self, poll_interval: float) -> str:
         """For ``pigeon status`` and the status line's long form."""
@@ -93,15 +98,20 @@ class Mode:
         return f"checking every {poll_interval:.0f} s" + (f" ({self.short})" if self.short else "")
 
 
-def plan(live_wanted: bool, base_url: str, vault: Vault) -> Mode:
+def plan(live_wanted: bool, base_url: str, vault: Vault, kept_as: str = "") -> Mode:
     """How new mail will come, as far as is known before trying: no webhooks and why, or webhooks to try (the
-    service may still refuse them). The one answer for ``pigeon status`` and the app; the keyring is asked last."""
+    service may still refuse them). The one answer for ``pigeon status`` and the app; the keyring is asked last
+    (with ``kept_as``, for the subscription kept under that name, whose port must be free)."""
     if not live_wanted:
         return Mode(False, "live = false in the config", "live off")
     if not is_loopback(base_url):
         return Mode(False, "the service is not on this machine, so it cannot reach a receiver here")
     if not vault.can_keep():
         return Mode(False, "no keyring to keep a webhook subscription's secret in", "no keyring")
+    kept = KeptHook.parse(vault.load(kept_as)) if kept_as else None
+    held = port_held(kept.port) if kept is not None else ""
+    if held:
+        return Mode(False, held, "webhook port taken", warn=True)
     return Mode(True, f"while the app runs: the service is on this machine; {vault.where}")
 
 
@@ -180,6 +190,24 @@ class KeptHook:
             return None
 
 
+def port_taken(port: int, exc: OSError) -> str:
+    """Why the kept subscription's receiver cannot listen, in a line."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"another program holds port {port} on this machine, where the kept webhook subscription delivers"
+    return f"cannot listen on port {port}, where the kept webhook subscription delivers ({exc.strerror or exc})"
+
+
+def port_held(port: int) -> str:
+    """Why the kept subscription's receiver could not listen on ``port`` now, or ``""`` when it could."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the receiver binds
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            return port_taken(port, exc)
+    return ""
+
+
 def vault_name(profile: str, base_url: str) -> str:
     return f"{profile} webhook {base_url.rstrip('/')}"
 
@@ -208,6 +236,9 @@ class Live:
         self._last_heard = -math.inf
         self._heard_since_subscribed = False
         self.renewed = 0
+        self.named: set[str] = set()
+        """Threads events named since the last sync: it reads their messages again even if the thread list shows
+        no move (a changed status moves neither a thread's count nor its last time)."""
 
     @property
     def receiver(self) -> WebhookReceiver | None:
@@ -224,14 +255,25 @@ class Live:
         self._last_heard = self.clock()
         self._heard_since_subscribed = True
         event = parse_event(data)
-        if event is not None and event.message.id:
-            self._announced[event.message.id] = None
-            self._unannounced.pop(event.message.id, None)
+        if event is not None and event.message_id:
+            self._announced[event.message_id] = None
+            self._unannounced.pop(event.message_id, None)
             while len(self._announced) > ANNOUNCED_KEPT:
                 del self._announced[next(iter(self._announced))]
 
+    def name_thread(self, event: LiveEvent) -> None:
+        """An event named this thread: the next sync reads it again."""
+        if len(self.named) < NAMED_KEPT:
+            self.named.add(event.thread_id)
+
     async def start(self, client: PigeonClient, on_event: Callable[[dict[str, Any]], None]) -> Mode:
-        """Listen for the kept subscription's deliveries, or subscribe anew; the mode says how mail comes."""
+        """Listen for the kept subscription's deliveries, or subscribe anew when none is kept; the mode says how
+        mail comes.
+
+        When another program holds the kept subscription's port, it gets that subscription's deliveries (thin:
+        which message changed, never its contents) and there is no taking them back. A new subscription would
+        leave one more port for a stranger to take the same way, so mail is checked instead for this run, said
+        once, and the kept subscription is used again when its port is free."""
         from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
 
         def heard(data: dict[str, Any]) -> None:
@@ -243,8 +285,10 @@ class Live:
             receiver = WebhookReceiver(heard, port=kept.port, path=kept.path)
             try:
                 await receiver.start()
-            except OSError:  # the port is taken (another Pigeon of this profile?): subscribe anew
-                log.info("kept webhook receiver port %d is taken", kept.port)
+            except OSError as exc:
+                why = port_taken(kept.port, exc)
+                log.info("no webhooks: %s", why)
+                return Mode(False, why, "webhook port taken", warn=True)
             else:
                 receiver.secret = kept.secret
                 self._listen(receiver)

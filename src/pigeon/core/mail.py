@@ -135,7 +135,9 @@ class MailCore(Session):
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
         client = await self.connect()
-        report = await sync(client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new)
+        report = await sync(
+            client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new, also=self.live.named
+        )
         self._stored_new = []
         self.inboxes = list(report.inbox_list)
         if report.changed:  # contacts that came with new mail (on a first sync, all of them)
@@ -255,13 +257,6 @@ class MailCore(Session):
     def unreadable_in(self, thread_id: str) -> list[Unreadable]:
         """The messages of a thread read last (from the store or the service) that could not be read."""
         return list(self._unreadable.get(thread_id, ()))
-
-    def update_message(self, message: Message) -> None:
-        """A message changed (its delivery status): keep the new version where it is held."""
-        thread_id = message.thread_id or ""
-        held = self.messages.get(thread_id)
-        if held is not None:
-            self.messages[thread_id] = [message if m.id == message.id else m for m in held]
 
     def learn(self, messages: Sequence[Message]) -> None:
         """Remember the contacts that messages carry (without replacing one already known)."""

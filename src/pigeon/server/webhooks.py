@@ -2,8 +2,10 @@
 
 Delivery rules (see ``docs/service-decisions.md``):
 
-- payload ``{"id", "type", "created_at", "data": {"message": {...}}}``, signed with the subscription's secret per
-  the Standard Webhooks scheme (headers ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``); the
+- payload ``{"id", "type", "created_at", "data": {"message": {...}}}``, the message thin (its ids, direction, status
+  and times: :data:`EVENT_FIELDS`), never its subject, text or addresses (whoever holds the receiver's port reads
+  the delivery; the receiver syncs to read the message); signed with the subscription's secret per the Standard
+  Webhooks scheme (headers ``webhook-id``, ``webhook-timestamp``, ``webhook-signature``); the
   ``webhook-id`` stays the same on every retry of a delivery;
 - only a 2xx answer is success; redirects are not followed; an attempt has a time to connect and a time in all,
   after which it counts as failed; the receiver's answer body is never read;
@@ -48,14 +50,31 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+EVENT_FIELDS = frozenset(
+    {
+        "id",
+        "thread_id",
+        "inbox_id",
+        "parent_id",
+        "direction",
+        "status",
+        "created_at",
+        "updated_at",
+        "sent_at",
+        "received_at",
+    }
+)
+"""What an event tells of its message: enough to know what changed and sync it, nothing a stranger could read."""
+
+
 def event_payload(kind: str, message: Message) -> str:
-    """The JSON text of one event."""
+    """The JSON text of one event: the message named, never its contents (see :data:`EVENT_FIELDS`)."""
     return json.dumps(
         {
             "id": "evt_" + uuid.uuid4().hex,
             "type": kind,
             "created_at": iso(datetime.now(UTC)),
-            "data": {"message": message.model_dump(mode="json", exclude_none=True)},
+            "data": {"message": message.model_dump(mode="json", include=set(EVENT_FIELDS), exclude_none=True)},
         },
         separators=(",", ":"),
     )

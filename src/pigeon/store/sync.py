@@ -162,13 +162,16 @@ async def sync(
     on_progress: Callable[[int, int], None] | None = None,
     index: bool = False,
     new: list[Message] | None = None,
+    also: set[str] | None = None,
 ) -> SyncReport:
     """Sync ``store`` from ``client`` (a :class:`pigeon.api.PigeonClient`); errors of the client propagate.
 
     The messages are stored when this returns; their text goes into the search index with them (``index``: for a
     caller that waits for the index anyway, which then costs no second reading of every message) or waits for
     :func:`index_stored` (the app: rows and messages first). The messages the store did not have are added to
-    ``new`` as they are stored (a caller's list keeps them even if the sync fails or is cancelled after)."""
+    ``new`` as they are stored (a caller's list keeps them even if the sync fails or is cancelled after). The
+    threads in ``also`` that the service lists are fetched even if they did not move (a message's new status moves
+    neither count nor last time); once synced, they leave ``also``."""
     listed: list[Unreadable] = []  # inboxes and threads that could not be read: left out, the rest synced
     new_messages: list[Unreadable] = []  # messages that could not be read and no earlier sync met
     inboxes: list[Inbox] = []
@@ -190,6 +193,7 @@ async def sync(
     total_messages = 0
     new = [] if new is None else new
     tasks: list[asyncio.Future[None]] = []
+    wanted = frozenset(also or ())
 
     async def fetch(thread_id: str) -> None:
         left_out: list[Unreadable] = []
@@ -232,6 +236,7 @@ async def sync(
             threads += askable
             listed += [*page.skipped, *(_unaskable(t) for t in page.items if not _askable(t.id))]
             fresh = await asyncio.to_thread(store.put_threads, askable)
+            fresh += [t.id for t in askable if t.id and t.id in wanted and t.id not in fresh]
             changed += fresh
             if on_progress is not None and fresh:
                 on_progress(written, len(changed))
@@ -245,6 +250,8 @@ async def sync(
         await fetches
         fetched.put_nowait(None)
         await writer
+        if also is not None:
+            also.difference_update(wanted)
     except BaseException:
         # One thread failed (or the sync was cancelled): stop the others, so that none reports progress or writes
         # after the caller has been told the sync ended.

@@ -2,8 +2,8 @@
 arrives: a check every ``poll_interval`` seconds, and verified webhook events on top when they can work (the checks
 then run less often, and replace a subscription that stopped delivering). Every load schedules the next check: after
 a failure (the first included) it comes soon, then twice as late each time up to :data:`MAX_CHECK_DELAY`. An event
-starts a sync a moment later (several in a row make one); the new mail that sync stored is announced, and a changed
-message is shown in place."""
+starts a sync a moment later (several in a row make one) that reads the thread it names again: the new mail that
+sync stored is announced, and a changed message of the open thread is shown as stored."""
 
 from __future__ import annotations
 
@@ -173,6 +173,13 @@ class LiveUpdates(HandsOff):
         self.live_mode = self._mode.status(self.core.poll_interval)
         self._schedule_check(self._regular_delay())
         self.update_status()
+        if self._mode.warn:
+            self.notify(
+                clean_line(f"No live updates: {self._mode.why}. Checking for mail every {self.check_delay:g} s."),
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
 
     async def _check_deliveries(self, stored: tuple[MailMessage, ...]) -> None:
         """Replace a webhook subscription whose deliveries stopped (or give webhooks up), and say so."""
@@ -238,14 +245,13 @@ class LiveUpdates(HandsOff):
             self.announce_new_mail()
 
     def on_live_event(self, event: LiveEvent) -> None:
-        """A verified delivery: a changed message is shown in place; new mail starts a sync a moment later (its
-        note comes from what that sync stores, never from the delivery)."""
+        """A verified delivery, whole or thin: a reason to sync a moment later (several in a row make one), never
+        mail to show. That sync reads the thread it names again, so a changed message of the open thread is shown
+        from the store, and new mail is announced from what it stored."""
         parsed = parse_event(event.data)
         if parsed is None:
             return
-        if not parsed.created:
-            self.show_message(parsed.message)
-            return
+        self.core.live.name_thread(parsed)
         if self._live_timer is not None:
             self._live_timer.stop()
         self._live_timer = self.set_timer(LIVE_DEBOUNCE, self.load_mail)

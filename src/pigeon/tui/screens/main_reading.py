@@ -168,14 +168,6 @@ class Reading(MailList):
     async def mark_opened(self, thread_id: str) -> None:
         await self.change_list([thread_id], self.core.mark_opened)
 
-    def show_message(self, message: MailMessage) -> None:
-        """A message changed (its delivery status): show the new version if its thread is open."""
-        self.core.update_message(message)
-        reader = self.query_one(Reader)
-        if reader.thread is not None and reader.thread.id == message.thread_id:
-            updated = [message if m.id == message.id else m for m in reader.messages]
-            reader.show(reader.thread, updated, self.core.contacts, progress=reader.progress)
-
     def on_contact_saved(self, event: ContactSaved) -> None:
         reader = self.query_one(Reader)
         for message in reader.messages:
