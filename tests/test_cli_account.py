@@ -275,7 +275,7 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("y", 0)])
+@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("", 2), ("y", 0)])  # (a bare Enter is No)
 def test_login_on_a_terminal_asks_before_starting_another_accounts_store_afresh(
     running: tuple[Service, str],
     monkeypatch: pytest.MonkeyPatch,
@@ -296,7 +296,7 @@ def test_login_on_a_terminal_asks_before_starting_another_accounts_store_afresh(
     assert f"account {service.alice.id}" in err
     assert f"account {service.bob.id}" in err
     assert service.bob.token not in err
-    if answer == "n":
+    if answer != "y":
         assert stored_ids() == thread_ids(service, service.alice)
         assert memory_keyring.secrets == {}
     else:

@@ -240,6 +240,33 @@ def test_without_a_send_command_a_new_message_opens_as_a_mailto_link(
     assert outbox.all() == []
 
 
+def test_without_a_send_command_and_no_opener_the_words_say_how_to_send_and_the_draft_is_kept(
+    editor: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "no-such-opener")
+    config = load_config()
+    config.ui.open_command = [missing]
+    outbox = Outbox(config, clock=lambda: NOW)
+    draft = outbox.start("reply", THREAD, [message()], [INBOX], CONTACTS)
+    assert outbox.edit(draft).changed
+    with pytest.raises(SendFailed) as failed:
+        outbox.send(draft)
+    said = str(failed.value)
+    assert "no send_command is set" in said
+    assert 'send_command in the [compose] table (e.g. ["msmtp", "-t"])' in said
+    assert "open_command in [ui] for the mailto: link" in said
+    assert said.endswith(f"The draft is kept: pigeon drafts send {draft.id}")
+    assert [d.id for d in outbox.all()] == [draft.id]
+    assert "Thanks, will do." in draft.path.read_text()
+
+    Path(load_config().path).parent.mkdir(parents=True, exist_ok=True)
+    load_config().path.write_text(f"[ui]\nopen_command = [{missing!r}]\n".replace("'", '"'))
+    capsys.readouterr()
+    assert main(["drafts", "send", draft.id], io.StringIO()) != 0
+    assert 'send_command in the [compose] table (e.g. ["msmtp", "-t"])' in capsys.readouterr().err
+    assert [d.id for d in Outgoing().all()] == [draft.id]
+
+
 def test_pigeon_drafts_edit_opens_a_kept_draft_and_sends_it_once_changed(editor: Path) -> None:
     received = editor / "received.eml"
     sender = script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())")

@@ -9,6 +9,7 @@ from textual.widgets import Input
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.modals import ConfirmScreen
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Account, Service
 from tests.tui.conftest import SIZE, loaded, pigeon_for, screen_text, settle
@@ -54,11 +55,27 @@ async def test_logging_in_as_another_account_asks_then_starts_the_store_afresh(
         await settle(pilot, app, lambda: isinstance(app.screen, LoginScreen))
         app.screen.query_one("#token", Input).value = service.bob.token
         await pilot.press("enter")
-        await settle(pilot, app, lambda: "Press Log in again" in " ".join(screen_text(app).split()))
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        asked = " ".join(screen_text(app).replace("│", " ").split())  # (the dialog's border off wrapped lines)
+        for account in (service.alice, service.bob):  # both named by id and service, not only by email
+            assert f"account {account.id}" in asked
+        assert asked.count("at http://service.test") == 2
+        assert "Start afresh (y)" in asked
+        assert "Keep my mail (n, Esc)" in asked
+        await pilot.press("enter")  # a habitual second Enter keeps the mail
+        await settle(pilot, app, lambda: "Kept this profile's mail" in " ".join(screen_text(app).split()))
         assert isinstance(app.screen, LoginScreen)
-        assert memory_keyring.secrets == {}  # nothing kept while the user is asked
+        assert app.screen.query_one("#token", Input).value == service.bob.token  # nothing typed lost
+        assert memory_keyring.secrets == {}
         assert stored_ids() == thread_ids(service, service.alice)
         await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: isinstance(app.screen, LoginScreen))
+        assert stored_ids() == thread_ids(service, service.alice)
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         await loaded(pilot, app)
         await settle(pilot, app, lambda: app.screen.synced)  # type: ignore[attr-defined]

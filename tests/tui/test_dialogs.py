@@ -186,3 +186,41 @@ async def test_the_palette_does_not_open_over_a_dialog(service: Service) -> None
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         await pilot.press("ctrl+p")
         await settle(pilot, app, lambda: CommandPalette.is_open(app))
+
+
+def within_screen(app: PigeonApp, selector: str) -> bool:
+    """The widget is shown whole on the screen (not clipped below the dialog's edge)."""
+    region = app.screen.query_one(selector).region
+    dialog = app.screen.query_one(".dialog").region
+    return bool(region.height) and app.screen.region.contains_region(region) and dialog.contains_region(region)
+
+
+async def test_at_80x24_the_create_forms_buttons_and_status_stay_on_screen_and_enter_submits(
+    service: Service,
+) -> None:
+    from pigeon.tui.screens.dialogs import CreateWebhookDialog
+
+    app = pigeon_for(service)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        app.action_create_inbox()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
+        app.screen.query_one("#email", Input).value = "not an address"
+        app.screen.query_one("#email", Input).focus()
+        await pilot.press("enter")  # Enter in the Address field submits, as in a web form
+        await settle(pilot, app, lambda: status_of(app).startswith("Not created:"))
+        await pilot.pause()
+        for selector in ("#submit", "#cancel", "#dialog-status"):
+            assert within_screen(app, selector), selector
+
+        app.screen.dismiss(None)
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        app.action_create_webhook()
+        await settle(pilot, app, lambda: isinstance(app.screen, CreateWebhookDialog))
+        app.screen.query_one("#url", Input).value = "not a url"
+        app.screen.query_one("#url", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: status_of(app).startswith("Not created:"))
+        await pilot.pause()
+        for selector in ("#submit", "#cancel", "#dialog-status"):
+            assert within_screen(app, selector), selector

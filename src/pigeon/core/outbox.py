@@ -93,7 +93,13 @@ class Outbox:
                 handoff.send(command, message.as_bytes())
                 said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
             else:
-                handoff.open_with(self.config.ui.open_command, mailto_url(message))
+                try:
+                    handoff.open_with(self.config.ui.open_command, mailto_url(message))
+                except HandOffFailed as exc:  # (say how to send, not only how to open)
+                    raise HandOffFailed(  # (the advice first: a long cause is what gets cut)
+                        'no send_command is set: set send_command in the [compose] table (e.g. ["msmtp", "-t"]), '
+                        f"or open_command in [ui] for the mailto: link, which could not be opened: {exc}"
+                    ) from None
                 said = "Handed to the mail program (no send_command in [compose])."
         except (BadDraft, HandOffFailed, OSError) as exc:
             reason = clean_line(str(exc), limit=300)

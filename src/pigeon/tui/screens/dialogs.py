@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
@@ -52,6 +52,11 @@ class FormDialog(ModalScreen[Any]):
             lambda: self.dismiss(None),
             escape_agrees=True,
         )
+
+    @on(Input.Submitted)
+    def _enter(self) -> None:
+        """Enter in a field submits the form, as in a web form."""
+        self.action_submit()
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
@@ -134,9 +139,10 @@ class CreateInboxDialog(FormDialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New inbox (type EMAIL_INBOX)", "bold"), markup=False)
-            yield from self.field("email", "Address (leave empty to let the service choose)", Input(id="email"))
-            yield from self.field("display_name", "Display name (optional, at most 100)", Input(id="display_name"))
-            yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
+            with VerticalScroll(classes="form-body"):
+                yield from self.field("email", "Address (leave empty to let the service choose)", Input(id="email"))
+                yield from self.field("display_name", "Display name (optional, at most 100)", Input(id="display_name"))
+                yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
             yield from self.buttons("Create inbox")
 
     def action_submit(self) -> None:
@@ -160,14 +166,15 @@ class CreateWebhookDialog(FormDialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New webhook subscription", "bold"), markup=False)
-            yield from self.field("url", "URL that receives the events (http or https)", Input(id="url"))
-            yield from self.field(
-                "events",
-                "Events (space to choose)",
-                SelectionList[str](*((kind.value, kind.value, True) for kind in EventKind), id="events"),
-            )
-            yield from self.field("description", "Description (optional)", Input(id="description"))
-            yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
+            with VerticalScroll(classes="form-body"):
+                yield from self.field("url", "URL that receives the events (http or https)", Input(id="url"))
+                yield from self.field(
+                    "events",
+                    "Events (space to choose)",
+                    SelectionList[str](*((kind.value, kind.value, True) for kind in EventKind), id="events"),
+                )
+                yield from self.field("description", "Description (optional)", Input(id="description"))
+                yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
             yield from self.buttons("Create webhook")
 
     def action_submit(self) -> None:

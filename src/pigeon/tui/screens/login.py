@@ -18,6 +18,7 @@ from pigeon.core.errors import Account, ConnectionFailed, OtherAccount, PigeonEr
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LoggedIn
+from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 
 
@@ -31,8 +32,6 @@ class LoginScreen(Screen[None]):
         self.core = core
         self.base_url = base_url
         self.message = message
-        self.afresh_for: tuple[str, str] | None = None
-        """The address and token the user was asked about: logging in with them again starts the store afresh."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog login"):
@@ -84,7 +83,7 @@ class LoginScreen(Screen[None]):
             return
         self.query_one("#login", Button).disabled = True
         self.query_one("#login-error", Static).update(Content.styled("Checking…", "italic"))
-        self.verify(base_url, token, afresh=self.afresh_for == (base_url, token))
+        self.verify(base_url, token)
 
     @work(exclusive=True, group="login", exit_on_error=False)
     async def verify(self, base_url: str, token: str, *, afresh: bool = False) -> None:
@@ -92,15 +91,9 @@ class LoginScreen(Screen[None]):
             warning = await self.core.login(base_url, token, start_afresh=afresh)
         except OtherAccount as exc:
             if exc.held is not None:
-                self.afresh_for = (base_url, token)
-                self.say(
-                    f"This profile's store holds the mail of {exc.held.words}; this token is of "
-                    f"{Account.named(exc.given)}. "
-                    "Press Log in again to start the store afresh for it (its mail, triage state, labels and undo "
-                    "are removed), or quit and use another profile (pigeon --profile NAME)."
-                )
-            else:
-                self.say(str(exc))
+                self.ask_afresh(exc.held, exc.given, base_url, token)
+                return
+            self.say(str(exc))
         except Unauthorized:
             self.say("The service refused this token. Check it and try again.")
         except ConnectionFailed as exc:
@@ -111,3 +104,25 @@ class LoginScreen(Screen[None]):
             self.post_message(LoggedIn(warning))
             return
         self.query_one("#login", Button).disabled = False
+
+    def ask_afresh(self, held: Account, given: Account | None, base_url: str, token: str) -> None:
+        """Ask before emptying the store for another account: Enter and Esc keep the mail (and what was typed)."""
+        question = (
+            f"This profile's store holds the mail of {held.words}.\n"
+            f"This token is of {Account.named(given)}.\n\n"
+            "Start the store afresh for the new account? Its mail, triage state, labels and undo are removed. "
+            "To keep both, quit and use another profile (pigeon --profile NAME)."
+        )
+
+        def answer(agreed: bool | None) -> None:
+            if agreed:
+                self.query_one("#login-error", Static).update(Content.styled("Starting afresh…", "italic"))
+                self.verify(base_url, token, afresh=True)
+                return
+            self.say("Kept this profile's mail; nothing was written. Log in as its account or use another profile.")
+            self.query_one("#login", Button).disabled = False
+            self.query_one("#token", Input).focus()
+
+        self.app.push_screen(
+            ConfirmScreen(Content(question), yes="Start afresh", no="Keep my mail", safe_first=True), answer
+        )

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 class ConfirmScreen(ModalScreen[bool]):
     """Ask a yes/no question; dismisses with the answer. Esc means no, or yes when ``escape_agrees`` (a question
     asked by Esc on a form: Esc again gets the user out, as in other keyboard mail clients). Each button names the
-    keys that answer it."""
+    keys that answer it. With ``safe_first`` the No button has the focus, so Enter (a habitual double Enter) keeps
+    things as they are and only ``y`` or a click does the destructive thing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
@@ -28,11 +29,20 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("escape", "escape", "Close", id="confirm.escape"),
     ]
 
-    def __init__(self, question: Content, yes: str = "Yes", no: str = "No", *, escape_agrees: bool = False) -> None:
+    def __init__(
+        self,
+        question: Content,
+        yes: str = "Yes",
+        no: str = "No",
+        *,
+        escape_agrees: bool = False,
+        safe_first: bool = False,
+    ) -> None:
         super().__init__()
         self.question = question
         self.yes, self.no = yes, no
         self.escape_agrees = escape_agrees
+        self.safe_first = safe_first
 
     def compose(self) -> ComposeResult:
         yes_keys, no_keys = ("y, Esc", "n") if self.escape_agrees else ("y", "n, Esc")
@@ -41,6 +51,10 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} ({yes_keys})", id="yes", variant="warning")
                 yield Button(f"{self.no} ({no_keys})", id="no")
+
+    def on_mount(self) -> None:
+        if self.safe_first:
+            self.query_one("#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
