@@ -58,6 +58,14 @@ class ThreadList(ScrollView, Pane, can_focus=True):
 
     KEYS_ARE_BINDINGS: ClassVar[bool] = True  # no key handler of its own: the App runs its bindings at once
 
+    # Rows are cut to the width: a horizontal scrollbar (the virtual width lags a vertical scrollbar's coming)
+    # would cover the last line, where the cursor is kept when it moves down.
+    DEFAULT_CSS = """
+    ThreadList {
+        overflow-x: hidden;
+    }
+    """
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "thread-list--cursor",
         "thread-list--cursor-focused",
@@ -124,9 +132,11 @@ class ThreadList(ScrollView, Pane, can_focus=True):
 
     def set_source(self, source: RowSource, *, keep: str | None = None, cursor: int | None = None) -> None:
         """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it (or put it at
-        ``cursor``, found beforehand with :meth:`find`). Rows are cached by what they show, so a row that did not
-        change is not drawn again, and when the list did not move, only the lines whose row changed are sent to the
-        terminal (marking a thread read changes one line, not the 40 on screen)."""
+        ``cursor``, found beforehand with :meth:`find`). When rows come or go above the cursor, a scrolled list
+        moves with it, the cursor staying on its line; a list at its top stays there, showing the new mail, unless
+        the cursor would leave it. Rows are cached by what they show, so a row that did not change is not drawn
+        again, and when the list did not move, only the lines whose row changed are sent to the terminal (marking a
+        thread read changes one line, not the 40 on screen)."""
         top, size = int(self.scroll_offset.y), len(self.source)
         self.source = source
         if len(source) != size or not self.virtual_size.width:  # (set again, it lays the screen out again)
@@ -135,7 +145,10 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         if keep is not None and cursor is None:
             found = self.find(source, keep, near=self.cursor)
             index = found if found is not None else index
-        self.cursor = max(0, min(index, len(source) - 1))
+        index = max(0, min(index, len(source) - 1))
+        if top and index != self.cursor:
+            self.scroll_to(y=top + index - self.cursor, animate=False, force=True)
+        self.cursor = index
         if int(self.scroll_offset.y) != top or len(source) != size or not self._drawn:
             self.refresh()
             return
@@ -218,12 +231,14 @@ class ThreadList(ScrollView, Pane, can_focus=True):
             self._row_strip(row, when, width, None)  # and as it looks once the cursor leaves it
 
     def _scroll_cursor_into_view(self) -> None:
+        """Forced: a list that has just grown past the screen has no scrollbar until its next layout, and Textual
+        drops an unforced scroll of a list without one."""
         height = max(self.size.height, 1)
         top = int(self.scroll_offset.y)
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, force=True)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            self.scroll_to(y=self.cursor - height + 1, animate=False, force=True)
 
     def action_cursor_down(self) -> None:
         self.cursor += 1
