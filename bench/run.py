@@ -51,8 +51,8 @@ TARGETS = {"first_row": 0.6, "keypress": 0.010, "open_newest": 0.030, "rss_mib":
 
 def build_service(size: int, folder: Path) -> tuple[Path, str]:
     """A reference-service database with ``size`` threads of demo mail, and a token; built once per size."""
-    from pigeon.server.db import Database
-    from pigeon.server.demo import populate
+    from pigeon_service.db import Database
+    from pigeon_service.demo_mail import populate
 
     folder.mkdir(parents=True, exist_ok=True)
     path, token_file = folder / "service.sqlite3", folder / "token"
@@ -88,11 +88,11 @@ class SyncFigures:
 def sync_store(service_db: Path, token: str, store_path: Path) -> SyncFigures:
     """Fill a fresh store through sync from a real ``pigeon serve`` on 127.0.0.1, counting requests."""
     from pigeon.api import PigeonClient
-    from pigeon.server.app import ServerSettings, create_app
-    from pigeon.server.db import Database
-    from pigeon.server.run import start_in_thread
     from pigeon.store.mailstore import MailStore
     from pigeon.store.sync import sync
+    from pigeon_service.app import ServerSettings, create_app
+    from pigeon_service.db import Database
+    from pigeon_service.run import start_in_thread
 
     for stale in store_path.parent.glob(store_path.name + "*"):
         stale.unlink()
@@ -124,9 +124,9 @@ def sync_store(service_db: Path, token: str, store_path: Path) -> SyncFigures:
 
 def direct_fill(service_db: Path, store_path: Path) -> int:
     """Fill a store straight from the service's database (no HTTP): documented for the 100k size."""
-    from pigeon.server.db import Database
     from pigeon.store.mailstore import MailStore
     from pigeon.store.sync import recipients_of, who_of
+    from pigeon_service.db import Database
 
     for stale in store_path.parent.glob(store_path.name + "*"):
         stale.unlink()
@@ -339,9 +339,9 @@ def measure_ui(data_dir: Path, *, presses: int = 20, extra_env: dict[str, str] |
 
 def measure_service(service_db: Path, token: str, *, requests: int = 400, concurrency: int = 8) -> tuple[float, float]:
     """p50 and p99 latency (s) of list messages (page_size 100) under bounded concurrent load on 127.0.0.1."""
-    from pigeon.server.app import ServerSettings, create_app
-    from pigeon.server.db import Database
-    from pigeon.server.run import start_in_thread
+    from pigeon_service.app import ServerSettings, create_app
+    from pigeon_service.db import Database
+    from pigeon_service.run import start_in_thread
 
     db = Database(service_db)
     account = db.account_ids()[0]

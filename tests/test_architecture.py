@@ -1,4 +1,5 @@
-"""The arrows point one way: tui/cli -> core -> store/api -> models; server -> models (and neutral helpers).
+"""The arrows point one way: tui/cli -> core -> store/api -> models; the service (its own package, pigeon_service)
+-> models (and neutral helpers), reached by the client only through the lazy entry of ``pigeon serve``/``demo``.
 Textual stays in tui/; no module imports the App but the entry points; no import cycle; rooms under 400 lines."""
 
 from __future__ import annotations
@@ -8,14 +9,17 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "pigeon"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "pigeon"
+SERVICE = ROOT / "service" / "src" / "pigeon_service"
 ROOM_LIMIT = 400
 NEUTRAL = ("pigeon.sanitize", "pigeon.htmltext", "pigeon.sqlite", "pigeon.files", "pigeon.children")
 """Helpers of no layer: any layer may use them, and they use no other part of Pigeon."""
 
 
 def module_name(path: Path) -> str:
-    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    package = SERVICE if path.is_relative_to(SERVICE) else SRC
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -43,7 +47,7 @@ def imports_of(path: Path) -> set[str]:
 
 
 def own_imports(path: Path) -> set[str]:
-    known = {module_name(p) for p in SRC.rglob("*.py")}
+    known = {module_name(p) for p in [*SRC.rglob("*.py"), *service_modules()]}
     return {n for n in imports_of(path) if n in known and n != module_name(path)}
 
 
@@ -56,8 +60,12 @@ def modules(*, outside: str | None = None, inside: str | None = None) -> list[Pa
     return found
 
 
+def service_modules() -> list[Path]:
+    return sorted(SERVICE.rglob("*.py"))
+
+
 def named(path: Path) -> str:
-    return str(path.relative_to(SRC))
+    return str(path.relative_to(SERVICE.parent if path.is_relative_to(SERVICE) else SRC))
 
 
 def test_the_source_tree_is_where_the_tests_look() -> None:
@@ -94,9 +102,62 @@ def test_the_store_imports_neither_the_ui_nor_the_network_nor_the_core() -> None
     assert _layer_breaches("store", ("pigeon.models", "pigeon.locations")) == {}
 
 
-def test_the_server_imports_only_models_and_neutral_helpers() -> None:
-    assert len(modules(inside="server")) >= 10
-    assert _layer_breaches("server", ("pigeon.models",)) == {}
+def test_the_service_imports_only_models_and_neutral_helpers_of_the_client() -> None:
+    assert len(service_modules()) >= 10
+    breaches = {}
+    for path in service_modules():
+        bad = {
+            n for n in own_imports(path) if n.startswith("pigeon.") and not n.startswith(("pigeon.models", *NEUTRAL))
+        }
+        if bad:
+            breaches[named(path)] = bad
+    assert breaches == {}
+
+
+def _service_imports(tree: ast.AST) -> list[ast.stmt]:
+    def names(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.ImportFrom):
+            return [node.module or ""]
+        return [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.stmt) and any(m.split(".")[0] == "pigeon_service" for m in names(n))
+    ]
+
+
+def _lazy_service_imports_outside(source: str) -> list[int]:
+    """Lines importing the service anywhere but inside a ``with reference_service(...)`` block of a function."""
+    tree = ast.parse(source)
+    lazy: set[int] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        for block in ast.walk(function):
+            if isinstance(block, ast.With) and any(
+                isinstance(item.context_expr, ast.Call)
+                and isinstance(item.context_expr.func, ast.Name)
+                and item.context_expr.func.id == "reference_service"
+                for item in block.items
+            ):
+                lazy.update(id(node) for node in block.body)
+    return [node.lineno for node in _service_imports(tree) if id(node) not in lazy]
+
+
+def test_the_client_reaches_the_service_only_through_its_lazy_entry() -> None:
+    importers = {named(p) for p in modules() if _service_imports(ast.parse(p.read_text()))}
+    assert importers == {"cli/serve.py"}
+    assert _lazy_service_imports_outside((SRC / "cli" / "serve.py").read_text()) == []
+
+
+def test_the_lazy_entry_rule_sees_an_eager_import() -> None:
+    eager = "from pigeon_service.run import serve\n"
+    guarded = "def f():\n    with reference_service('x'):\n        from pigeon_service.run import serve\n"
+    unguarded = "def f():\n    import pigeon_service.run\n"
+    assert _lazy_service_imports_outside(eager) == [1]
+    assert _lazy_service_imports_outside(guarded) == []
+    assert _lazy_service_imports_outside(unguarded) == [2]
 
 
 def test_the_core_stands_on_store_api_and_settings() -> None:
@@ -146,14 +207,14 @@ def test_the_cycle_finder_finds_one() -> None:
 
 
 def test_there_is_no_import_cycle() -> None:
-    graph = {module_name(p): own_imports(p) for p in modules()}
+    graph = {module_name(p): own_imports(p) for p in [*modules(), *service_modules()]}
     # A package's __init__ importing its own modules is how a package re-exports; it is not a cycle of design.
     graph = {m: {n for n in deps if not n.startswith(m + ".")} for m, deps in graph.items()}
     cycle = find_cycle(graph)
     assert cycle is None, " -> ".join(cycle or [])
 
 
-@pytest.mark.parametrize("path", modules(), ids=named)
+@pytest.mark.parametrize("path", [*modules(), *service_modules()], ids=named)
 def test_each_room_holds_one_purpose_under_400_lines(path: Path) -> None:
     lines = len(path.read_text().splitlines())
     assert lines <= ROOM_LIMIT, f"{named(path)} has {lines} lines"
@@ -165,21 +226,27 @@ def test_type_only_and_relative_imports_are_seen() -> None:
     assert "pigeon.store.cache" in imports_in("from ..store import cache\n", "pigeon.core")
 
 
-def test_every_third_party_package_imported_is_a_declared_dependency() -> None:
+@pytest.mark.parametrize(
+    ("package", "own"),
+    # The client's one import of the service is the lazy entry, which says how to get it when it is missing.
+    [(SRC, {"pigeon", "pigeon_service"}), (SERVICE, {"pigeon_service"})],
+    ids=["client", "service"],
+)
+def test_every_third_party_package_imported_is_a_declared_dependency(package: Path, own: set[str]) -> None:
     import sys
     import tomllib
     from importlib.metadata import packages_distributions
 
     from packaging.requirements import Requirement
 
-    project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((package.parents[1] / "pyproject.toml").read_text())["project"]
     declared = {Requirement(spec).name.lower().replace("_", "-") for spec in project["dependencies"]}
     providers = packages_distributions()
     used: dict[str, set[str]] = {}
-    for path in modules():
+    for path in sorted(package.rglob("*.py")):
         for name in imports_of(path):
             top = name.split(".")[0]
-            if top and top != "pigeon" and top not in sys.stdlib_module_names:
+            if top and top not in own and top not in sys.stdlib_module_names:
                 used.setdefault(top, set()).add(named(path))
     undeclared = {
         top: where

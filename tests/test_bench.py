@@ -29,7 +29,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def test_the_data_builder_makes_a_service_with_mail_and_a_token(tiny: tuple[Path, str]) -> None:
-    from pigeon.server.db import Database
+    from pigeon_service.db import Database
 
     path, token = tiny
     db = Database(path)

@@ -13,9 +13,9 @@ import pytest
 
 from pigeon import locations
 from pigeon.cli import main
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.run import start_in_thread
 from pigeon.store.mailstore import MailStore, store_path
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.run import start_in_thread
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Account, Service, make_service
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from pigeon.cli import main
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.run import start_in_thread
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.run import start_in_thread
 from tests.server.conftest import Service, make_service
 
 

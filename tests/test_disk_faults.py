@@ -22,12 +22,12 @@ import pytest
 import pigeon.sqlite
 from pigeon.api import PigeonClient
 from pigeon.cli import main
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.live import new_message
-from pigeon.server.run import start_in_thread
 from pigeon.sqlite import StoreUnwritable
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon.store.sync import sync
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.demo_traffic import new_message
+from pigeon_service.run import start_in_thread
 from tests.server.conftest import Service, make_service
 
 

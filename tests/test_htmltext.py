@@ -80,8 +80,8 @@ def test_the_index_has_the_words_of_the_reader_for_the_demo_newsletter() -> None
     import random
     import re
 
-    from pigeon.server.demo import _fill
-    from pigeon.server.demo_text import NEWSLETTER
+    from pigeon_service.demo_mail import _fill
+    from pigeon_service.demo_text import NEWSLETTER
 
     names = {"name": "Ada", "other": "Grace", "company": "Analytical Engines", "title": "Engineer"}
     html = _fill(NEWSLETTER, random.Random(3), names)

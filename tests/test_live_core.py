@@ -29,14 +29,14 @@ from pigeon.core.live import (
 )
 from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.demo import populate
-from pigeon.server.live import live_traffic, new_message
-from pigeon.server.run import ServiceThread, start_in_thread
-from pigeon.server.webhooks import DeliveryPolicy
 from pigeon.store.mailstore import MailStore
 from pigeon.store.sync import sync
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
+from pigeon_service.demo_traffic import live_traffic, new_message
+from pigeon_service.run import ServiceThread, start_in_thread
+from pigeon_service.webhooks import DeliveryPolicy
 
 NAME = "default webhook http://127.0.0.1"
 

@@ -18,10 +18,10 @@ from pigeon.cli import main
 from pigeon.core.attachments import place_for_opening
 from pigeon.files import private_file
 from pigeon.models import ContentBlock
-from pigeon.server.run import open_database
 from pigeon.store.drafts import Drafts
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon.store.outgoing import Outgoing
+from pigeon_service.run import open_database
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from pigeon.cli import main
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.run import start_in_thread
 from pigeon.store.mailstore import store_path
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.run import start_in_thread
 from tests.server.conftest import make_service
 
 ESCAPE = "\x1b]2;owned\x07"

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database, iso
-from pigeon.server.demo import populate
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database, iso
+from pigeon_service.demo_mail import populate
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

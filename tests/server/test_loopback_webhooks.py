@@ -16,10 +16,10 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.cli import main
 from pigeon.core.live import Live, MemoryVault
-from pigeon.server import run
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.live import new_message
+from pigeon_service import run
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_traffic import new_message
 
 
 @dataclass

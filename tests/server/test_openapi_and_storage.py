@@ -11,10 +11,10 @@ import httpx
 import pytest
 
 from pigeon.cli import main
-from pigeon.server.app import create_app
-from pigeon.server.db import SCHEMA_VERSION, Database, SchemaTooNew
-from pigeon.server.demo import ensure_demo_mail, populate
-from pigeon.server.run import start_demo
+from pigeon_service.app import create_app
+from pigeon_service.db import SCHEMA_VERSION, Database, SchemaTooNew
+from pigeon_service.demo_mail import ensure_demo_mail, populate
+from pigeon_service.run import start_demo
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from pigeon.models import ListInboxesResponse, ListMessagesResponse, ListThreadsResponse
-from pigeon.server.app import ServerSettings
+from pigeon_service.app import ServerSettings
 from tests.server.conftest import Service, first_thread, make_service
 
 PROBLEM = "application/problem+json"

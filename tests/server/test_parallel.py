@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from pigeon.models import ListMessagesResponse, ListThreadsResponse
-from pigeon.server.db import Database
-from pigeon.server.demo import populate
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
 from tests.server.conftest import NOW, Account, Service, first_thread
 
 HELD = 10.0  # seconds the held request waits at most: a service that cannot answer another meanwhile fails, not hangs
@@ -121,7 +121,7 @@ def test_a_memory_database_still_reads_through_its_one_connection() -> None:
 
 
 def test_a_token_found_is_remembered_one_not_found_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pigeon.server.db as db_module
+    import pigeon_service.db as db_module
 
     db = Database()
     account = db.ensure_account("alice")

@@ -1,4 +1,4 @@
-"""The two lists read their query themselves (:mod:`pigeon.server.queries`): the same values, the same errors and the
+"""The two lists read their query themselves (:mod:`pigeon_service.queries`): the same values, the same errors and the
 same OpenAPI as FastAPI gives a route that declares the model in its signature."""
 
 # No ``from __future__ import annotations``: FastAPI must see the reference route's real ``Annotated`` parameter.
@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from pigeon.server.queries import MessagesQuery, ThreadsQuery, query_operation, read_query
+from pigeon_service.queries import MessagesQuery, ThreadsQuery, query_operation, read_query
 from tests.server.conftest import Service, first_thread
 
 IDS = [str(uuid.UUID(int=n)) for n in range(1, 4)]

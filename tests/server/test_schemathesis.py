@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from pigeon.server.app import ServerSettings
+from pigeon_service.app import ServerSettings
 from tests.server.conftest import Service, make_service
 
 

@@ -19,10 +19,10 @@ import httpx
 import pytest
 
 from pigeon.cli import main
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.connections import ConnectionLimits
-from pigeon.server.db import Database
-from pigeon.server.run import start_in_thread
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.connections import ConnectionLimits
+from pigeon_service.db import Database
+from pigeon_service.run import start_in_thread
 
 SLOW_START = b"GET /v1/inboxes HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: "
 

@@ -9,9 +9,9 @@ import socket
 import httpx
 import pytest
 
-from pigeon.server.app import ServerSettings
-from pigeon.server.live import new_message
-from pigeon.server.webhooks import Deliverer, DeliveryPolicy
+from pigeon_service.app import ServerSettings
+from pigeon_service.demo_traffic import new_message
+from pigeon_service.webhooks import Deliverer, DeliveryPolicy
 from tests.server.conftest import Account, Service, make_service
 
 

@@ -19,13 +19,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from pigeon.models import WebhookStatus
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.demo import populate
-from pigeon.server.live import live_traffic, new_message
-from pigeon.server.run import start_in_thread
-from pigeon.server.webhook_rows import MAX_ACTIVE_WEBHOOKS
-from pigeon.server.webhooks import Deliverer, DeliveryPolicy
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
+from pigeon_service.demo_traffic import live_traffic, new_message
+from pigeon_service.run import start_in_thread
+from pigeon_service.webhook_rows import MAX_ACTIVE_WEBHOOKS
+from pigeon_service.webhooks import Deliverer, DeliveryPolicy
 
 
 @pytest.fixture

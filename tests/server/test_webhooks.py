@@ -22,12 +22,12 @@ from starlette.routing import Route
 
 from pigeon.api import PigeonClient
 from pigeon.models import WebhookStatus
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.demo import populate
-from pigeon.server.live import live_traffic, new_message
-from pigeon.server.run import start_in_thread
-from pigeon.server.webhooks import Deliverer, DeliveryPolicy, emit
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
+from pigeon_service.demo_traffic import live_traffic, new_message
+from pigeon_service.run import start_in_thread
+from pigeon_service.webhooks import Deliverer, DeliveryPolicy, emit
 from tests.server.conftest import Service, make_service
 
 

@@ -23,8 +23,6 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, UIConfig, load_config
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.run import demo_database
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.contacts.book import ContactBook
@@ -34,6 +32,8 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.run import demo_database
 
 SIZE = (160, 45)
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)

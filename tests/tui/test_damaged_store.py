@@ -105,7 +105,7 @@ async def test_u_on_a_damaged_undo_step_says_so_cleaned_and_keeps_it(service: Se
 async def test_a_full_disk_during_a_sync_is_one_note_naming_the_folder(service: Service, tmp_path: Path) -> None:
     import random
 
-    from pigeon.server.live import new_message
+    from pigeon_service.demo_traffic import new_message
 
     path = tmp_path / "store" / "store.sqlite3"
     store = MailStore(path)

@@ -12,11 +12,11 @@ from textual.command import CommandPalette
 from pigeon import locations
 from pigeon.core.attachments import attachment_bytes, attachment_filename, save_into
 from pigeon.models import ContentBlock
-from pigeon.server.db import iso
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service
 from tests.tui.conftest import SIZE, Notes, loaded, palette_hits, pigeon_for, screen_text, settle
 

@@ -16,16 +16,16 @@ from textual.content import Content
 from pigeon.api.receiver import BadDelivery, WebhookReceiver, verify
 from pigeon.config import load_config
 from pigeon.core.live import is_loopback
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.demo import populate
-from pigeon.server.live import live_traffic
-from pigeon.server.run import start_in_thread
-from pigeon.server.webhooks import DeliveryPolicy
 from pigeon.tui.app import make_app
 from pigeon.tui.messages import LiveEvent
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.reader import Reader
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
+from pigeon_service.demo_traffic import live_traffic
+from pigeon_service.run import start_in_thread
+from pigeon_service.webhooks import DeliveryPolicy
 from tests.server.conftest import Service
 from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, pigeon_for, settle, stored_threads
 

@@ -16,14 +16,14 @@ import pytest
 from pigeon.config import load_config
 from pigeon.core.live import vault_name
 from pigeon.models import WebhookStatus
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database, iso
-from pigeon.server.demo import populate
-from pigeon.server.live import live_traffic
-from pigeon.server.run import ServiceThread, start_in_thread
-from pigeon.server.webhooks import DeliveryPolicy
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.main import MainScreen
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database, iso
+from pigeon_service.demo_mail import populate
+from pigeon_service.demo_traffic import live_traffic
+from pigeon_service.run import ServiceThread, start_in_thread
+from pigeon_service.webhooks import DeliveryPolicy
 from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, settle
 
 MINUTE = 60.0

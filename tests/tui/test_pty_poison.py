@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.db import Database
-from pigeon.server.run import start_in_thread
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.run import start_in_thread
 from tests.terminal import Terminal
 
 MARK = "PWN"

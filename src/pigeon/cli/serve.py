@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, TextIO
 
@@ -12,16 +14,36 @@ from pigeon import credentials, locations
 from pigeon.cli.common import config_of, open_store, resolve_token
 from pigeon.cli.output import EXIT_OK, UsageError
 
+SERVICE_PACKAGE = "pigeon_service"
+
+
+@contextlib.contextmanager
+def reference_service(command: str) -> Iterator[None]:
+    """Where the client imports the reference service, a package of its own that a client installed alone lacks:
+    its absence is one line saying how to get it."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        missing = exc.name or "?"
+        install = "install both with `uv tool install . --with ./service` from a clone of Pigeon"
+        if missing.split(".")[0] != SERVICE_PACKAGE:
+            raise UsageError(f"{command} needs {missing!r}, which the reference service uses; {install}.") from None
+        raise UsageError(
+            f"{command} needs the reference service (the pigeon-service package), not installed here: "
+            f"from a clone of Pigeon, `uv run {command}`; or {install}."
+        ) from None
+
 
 def _service_db_path(args: argparse.Namespace) -> str:
     return args.db or str(locations.data_dir() / "service.sqlite3")
 
 
-def _open_service_db(path: str, **kwargs: Any) -> Any:
+def _open_service_db(command: str, path: str, **kwargs: Any) -> Any:
     import sqlite3
 
-    from pigeon.server.db import SchemaTooNew
-    from pigeon.server.run import open_database
+    with reference_service(command):
+        from pigeon_service.db import SchemaTooNew
+        from pigeon_service.run import open_database
 
     try:
         return open_database(path, **kwargs)
@@ -30,13 +52,14 @@ def _open_service_db(path: str, **kwargs: Any) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    from pigeon.server.app import ServerSettings
-    from pigeon.server.live import live_traffic
-    from pigeon.server.run import serve
-    from pigeon.server.webhook_targets import is_loopback_host
+    with reference_service("pigeon serve"):
+        from pigeon_service.app import ServerSettings
+        from pigeon_service.demo_traffic import live_traffic
+        from pigeon_service.run import serve
+        from pigeon_service.webhook_targets import is_loopback_host
 
     path = _service_db_path(args)
-    db = _open_service_db(path, demo_data=args.demo_data, threads=args.threads)
+    db = _open_service_db("pigeon serve", path, demo_data=args.demo_data, threads=args.threads)
     if not db.account_ids():
         sys.stderr.write(
             f"No accounts yet. Create one and its token with: pigeon serve token create --db {path} --account NAME\n"
@@ -53,7 +76,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
-    db = _open_service_db(_service_db_path(args))
+    db = _open_service_db("pigeon serve token create", _service_db_path(args))
     token = db.create_token(db.ensure_account(args.account))
     out.write(token + "\n")
     return EXIT_OK
@@ -61,7 +84,8 @@ def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """Start the reference service in-process on demo mail and open the app on it; nothing is kept afterwards."""
-    from pigeon.server.run import start_demo
+    with reference_service("pigeon demo"):
+        from pigeon_service.run import start_demo
 
     demo = start_demo(threads=args.threads, live=not args.no_live)
     try:

@@ -13,11 +13,11 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from pigeon.server.app import ServerSettings, create_app
-from pigeon.server.connections import ConnectionLimits, guarded_http
-from pigeon.server.db import Database
-from pigeon.server.demo import DEFAULT_THREADS, ensure_demo_mail, populate
-from pigeon.server.live import live_traffic
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.connections import ConnectionLimits, guarded_http
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import DEFAULT_THREADS, ensure_demo_mail, populate
+from pigeon_service.demo_traffic import live_traffic
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8025

@@ -1,12 +1,9 @@
 """The query parameters of the two lists, each described once, by a pydantic model: read and validated from the
 request by :func:`read_query`, and documented in the OpenAPI by :func:`query_operation`.
 
-FastAPI reads a route's parameters from its signature, and solves them again on every request: in-process, on this
-project's 2-core machine, list messages took 680-720 us of CPU a request, of which the route's four query
-parameters and the bearer dependency about 350 (py-spy and cProfile: the same annotations looked at again each time,
-12 parameter lookups a request); a route taking the ``Request`` alone, 200 us with its hop to the thread pool. The
-two lists are what a first sync asks ten thousand times (issue 16), so they take the ``Request`` and read their
-query here, with the same pydantic validation and the same 422 problem as every other route
+FastAPI reads a route's parameters from its signature and solves them again on every request, which was about half
+of a list request's CPU (docs/performance.md). The two lists are what a first sync asks most, so they take the
+``Request`` and read their query here, with the same pydantic validation and the same 422 problem as every other route
 (:class:`RequestValidationError`, formatted by :mod:`.problems`).
 """
 

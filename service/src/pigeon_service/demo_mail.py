@@ -1,7 +1,7 @@
 """Deterministic demo mail: inboxes, a few hundred contacts, and threads of realistic conversations.
 
 The same seed gives the same mail (ids, names, subjects, bodies); dates are laid out backwards from ``now``.
-Faker makes the people; the conversations come from templates, so that 100,000 threads build in seconds.
+Faker makes the people; the conversations come from templates, so that even a very large mailbox builds in seconds.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pigeon.models import (
     RecipientType,
     SocialProfileType,
 )
-from pigeon.server.db import Database, iso
-from pigeon.server.demo_text import (
+from pigeon_service.db import Database, iso
+from pigeon_service.demo_text import (
     ATTACHMENTS,
     BODIES,
     BRANDS,

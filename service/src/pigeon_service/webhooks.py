@@ -37,10 +37,10 @@ import httpx
 from standardwebhooks.webhooks import Webhook
 
 from pigeon.models import Message, WebhookStatus
-from pigeon.server.db import Database, DeliveryRow, iso
-from pigeon.server.webhook_targets import UnsafeWebhookURL, pinned_target
+from pigeon_service.db import Database, DeliveryRow, iso
+from pigeon_service.webhook_targets import UnsafeWebhookURL, pinned_target
 
-log = logging.getLogger("pigeon.server.webhooks")
+log = logging.getLogger("pigeon_service.webhooks")
 
 USER_AGENT = "pigeon-webhooks/1"
 

@@ -6,8 +6,8 @@ import sqlite3
 from typing import Any
 
 from pigeon.models import InboxStatus
-from pigeon.server.rows import dump, new_id, now_iso
 from pigeon.sqlite import Database as SQLite
+from pigeon_service.rows import dump, new_id, now_iso
 
 
 class MailWriter(SQLite):

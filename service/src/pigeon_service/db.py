@@ -4,7 +4,7 @@ One connection guarded by a lock for writes (SQLite serialises writers anyway) a
 routes run in a thread pool, so requests read side by side), WAL mode for files, foreign keys on, and a schema
 versioned with ``PRAGMA user_version`` (:mod:`.schema`). Every query that reads or changes account data takes the
 account id, so one account can never see or touch another's rows. Webhook rows live in :mod:`.webhook_rows`, direct
-writes of mail in :mod:`.seeding`, conversions in :mod:`.rows` (models) and :mod:`.wire` (the lists' bodies).
+writes of mail in :mod:`.seeding`, conversions in :mod:`.rows` (models) and :mod:`.list_bodies` (the lists' bodies).
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from pigeon.models import (
     Thread,
     UpdateContact,
 )
-from pigeon.server import wire
-from pigeon.server.rows import (
+from pigeon.sqlite import SchemaTooNew
+from pigeon_service import list_bodies
+from pigeon_service.rows import (
     InvalidCursor,
     contact_of,
     decode_cursor,
@@ -40,10 +41,9 @@ from pigeon.server.rows import (
     now_iso,
     thread_of,
 )
-from pigeon.server.schema import MIGRATIONS, SCHEMA_VERSION
-from pigeon.server.seeding import MailWriter
-from pigeon.server.webhook_rows import DeliveryRow, WebhookRows
-from pigeon.sqlite import SchemaTooNew
+from pigeon_service.schema import MIGRATIONS, SCHEMA_VERSION
+from pigeon_service.seeding import MailWriter
+from pigeon_service.webhook_rows import DeliveryRow, WebhookRows
 
 __all__ = ["SCHEMA_VERSION", "Database", "DeliveryRow", "InvalidCursor", "SchemaTooNew", "hash_token", "iso", "now_iso"]
 
@@ -91,8 +91,8 @@ class Database(MailWriter, WebhookRows):
 
     def account_for_token(self, token: str) -> str | None:
         """The account a bearer token is for. A token found is remembered for ``TOKEN_MEMORY`` seconds: every
-        request asks, on the event loop (a look-up there waited for the GIL behind the request threads: 15% of the
-        loop's time under 8 requests in flight); one never found is asked again each time."""
+        request asks, on the event loop (a look-up there waited for the GIL behind the request threads); one never
+        found is asked again each time."""
         digest = hash_token(token)
         known = self._accounts_by_token.get(digest)
         if known is not None and monotonic() - known[1] < TOKEN_MEMORY:
@@ -167,9 +167,9 @@ class Database(MailWriter, WebhookRows):
         return [thread_of(r) for r in rows], token
 
     def list_threads_json(self, account_id: str, *, page_size: int, page_token: str | None) -> str:
-        """:meth:`list_threads` as the answer's body, written straight from the rows (:mod:`.wire`)."""
+        """:meth:`list_threads` as the answer's body, written straight from the rows (:mod:`.list_bodies`)."""
         rows, token = self._thread_rows(account_id, page_size, page_token)
-        return wire.page("threads", [wire.thread_text(r) for r in rows], token)
+        return list_bodies.page("threads", [list_bodies.thread_text(r) for r in rows], token)
 
     def thread_exists(self, account_id: str, thread_id: str) -> bool:
         row = self.row("SELECT 1 FROM threads WHERE id = ? AND account_id = ?", (thread_id, account_id))
@@ -224,8 +224,8 @@ class Database(MailWriter, WebhookRows):
         page_size: int,
         page_token: str | None,
     ) -> str | None:
-        """:meth:`list_messages` as the answer's body, written straight from the rows (:mod:`.wire`); ``None`` if the
-        account has no such thread (looked for only when the page is empty or its token invalid: a query less for
+        """:meth:`list_messages` as the answer's body, written straight from the rows (:mod:`.list_bodies`); ``None``
+        if the account has no such thread (looked for only when the page is empty or its token invalid: a query less for
         nearly every page, each query a hand-over of the GIL with the service's event loop)."""
         try:
             rows, token = self._message_rows(account_id, thread_id, message_ids, page_size, page_token)
@@ -235,8 +235,8 @@ class Database(MailWriter, WebhookRows):
             raise
         if not rows and not self.thread_exists(account_id, thread_id):
             return None
-        contacts = {str(r["id"]): wire.contact_text(r) for r in self._contact_rows(account_id, _senders(rows))}
-        return wire.page("messages", [wire.message_text(r, contacts) for r in rows], token)
+        contacts = {str(r["id"]): list_bodies.contact_text(r) for r in self._contact_rows(account_id, _senders(rows))}
+        return list_bodies.page("messages", [list_bodies.message_text(r, contacts) for r in rows], token)
 
     def get_message(self, account_id: str, message_id: str) -> Message | None:
         row = self.row("SELECT * FROM messages WHERE id = ? AND account_id = ?", (message_id, account_id))

@@ -15,13 +15,13 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from pigeon.server.db import Database
-from pigeon.server.limits import BODY_TIMEOUT, MAX_BODY_BYTES, BodyLimit, RateLimiter
-from pigeon.server.problems import PROBLEM_JSON, Problem, ProblemError, install_handlers
-from pigeon.server.queries import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX
-from pigeon.server.routes import make_router
-from pigeon.server.webhook_rows import MAX_ACTIVE_WEBHOOKS
-from pigeon.server.webhooks import Deliverer, DeliveryPolicy
+from pigeon_service.db import Database
+from pigeon_service.limits import BODY_TIMEOUT, MAX_BODY_BYTES, BodyLimit, RateLimiter
+from pigeon_service.problems import PROBLEM_JSON, Problem, ProblemError, install_handlers
+from pigeon_service.queries import THREAD_PAGE_DEFAULT, THREAD_PAGE_MAX
+from pigeon_service.routes import make_router
+from pigeon_service.webhook_rows import MAX_ACTIVE_WEBHOOKS
+from pigeon_service.webhooks import Deliverer, DeliveryPolicy
 
 __all__ = [
     "MAX_BODY_BYTES",

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pigeon.server.wire import _json, _pruned, page
+from pigeon_service.list_bodies import _json, _pruned, page
 
 COLUMNS = [
     None,

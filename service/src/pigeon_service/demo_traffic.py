@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pigeon.models import ContentType, EventKind, Message, MessageDirection, MessageStatus, RecipientType
-from pigeon.server.db import Database, iso
-from pigeon.server.webhooks import Deliverer, emit
+from pigeon_service.db import Database, iso
+from pigeon_service.webhooks import Deliverer, emit
 
 LINES = [
     "Just checking in on this. Any news?",
@@ -112,7 +112,7 @@ async def progress_outbound(
 
 
 def live_traffic(interval: float = 5.0, *, seed: int | None = None) -> Job:
-    """A background job for :class:`~pigeon.server.app.ServerSettings`: new mail every ``interval`` seconds."""
+    """A background job for :class:`~pigeon_service.app.ServerSettings`: new mail every ``interval`` seconds."""
 
     async def job(db: Database, deliverer: Deliverer) -> None:
         rng = random.Random(seed)  # noqa: S311  (demo traffic, not security)

@@ -2,8 +2,9 @@
 
 Handlers that touch SQLite are plain ``def`` run in a thread pool (:func:`in_pool`), so a slow request never holds
 the others up (the database reads through a connection a thread). Only the webhook route, which resolves a host
-name, is ``async`` itself. The two lists answer with bodies written straight from the rows (:mod:`.wire`), and read
-their query themselves (:mod:`.queries`: FastAPI's solving of a signature's parameters was half their CPU).
+name, is ``async`` itself. The two lists answer with bodies written straight from the rows
+(:mod:`.list_bodies`), and read their query themselves (:mod:`.queries`: FastAPI's solving of a signature's
+parameters was half their CPU).
 """
 
 # No ``from __future__ import annotations`` here: FastAPI must see the real ``Annotated`` dependency objects that
@@ -33,18 +34,27 @@ from pigeon.models import (
     UpdateContact,
     WebhookSubscription,
 )
-from pigeon.server.db import Database, InvalidCursor, hash_token
-from pigeon.server.limits import RateLimiter
-from pigeon.server.problems import BODY, INVALID, RATE, UNAUTHORIZED, Docs, ProblemError, ProblemFieldError, problem_doc
-from pigeon.server.queries import (
+from pigeon_service.db import Database, InvalidCursor, hash_token
+from pigeon_service.limits import RateLimiter
+from pigeon_service.problems import (
+    BODY,
+    INVALID,
+    RATE,
+    UNAUTHORIZED,
+    Docs,
+    ProblemError,
+    ProblemFieldError,
+    problem_doc,
+)
+from pigeon_service.queries import (
     MessagesQuery,
     ThreadsQuery,
     query_operation,
     read_query,
 )
-from pigeon.server.webhook_rows import MAX_ACTIVE_WEBHOOKS, TooManyWebhooks
-from pigeon.server.webhook_targets import UnsafeWebhookURL, check_url
-from pigeon.server.webhooks import new_secret
+from pigeon_service.webhook_rows import MAX_ACTIVE_WEBHOOKS, TooManyWebhooks
+from pigeon_service.webhook_targets import UnsafeWebhookURL, check_url
+from pigeon_service.webhooks import new_secret
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -52,9 +62,7 @@ Q = TypeVar("Q", bound=BaseModel)
 DB_THREADS = 2
 """Threads that run the handlers. Two, so one slow request (a long read, a write waiting for the lock) never holds
 up the rest; not more, since only one of them runs Python at a time (the GIL) and every further one makes them
-hand it over more often: under 8 list-messages requests in flight, 1 thread took 7 context switches a request,
-2 took 14, 4 took 41, 16 took 62-68, and the service's CPU a request rose with them (about 0.85-1.1 ms with 1 or
-2 threads, 1.3-1.8 ms with 16) on this project's 2-core machine (issue 16)."""
+hand it over more often, which raised the service's CPU a request (docs/performance.md)."""
 _POOL = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="pigeon-db")
 
 
@@ -62,10 +70,8 @@ def in_pool(handler: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """A plain ``def`` handler run in the service's thread pool, for FastAPI as the handler itself (its signature,
     parameters and dependencies are the handler's: ``functools.wraps``).
 
-    FastAPI runs a ``def`` handler through anyio's ``to_thread``: 76-84 us of CPU a call on this project's 2-core
-    machine against 32-36 us for ``loop.run_in_executor`` (measured alone), 16% of the service's time under a first
-    sync (py-spy). List messages, 3,000 requests, 8 in flight, three alternating pairs: 736-845 -> 775-872 requests
-    a second, 4-7% less of the service's CPU (``bench/loopback.py``)."""
+    FastAPI runs a ``def`` handler through anyio's ``to_thread``, which costs more than twice the CPU of
+    ``loop.run_in_executor`` a call (docs/performance.md)."""
 
     @functools.wraps(handler)
     async def run(*args: P.args, **kwargs: P.kwargs) -> R:

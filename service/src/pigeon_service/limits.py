@@ -9,7 +9,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pigeon.server.problems import Problem, problem_response
+from pigeon_service.problems import Problem, problem_response
 
 MAX_BODY_BYTES = 1024 * 1024
 BODY_TIMEOUT = 30.0

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pigeon.models import CreateWebhook, WebhookStatus, WebhookSubscription
-from pigeon.server.rows import dump, load, new_id, now_iso, webhook_of
 from pigeon.sqlite import Database as SQLite
+from pigeon_service.rows import dump, load, new_id, now_iso, webhook_of
 
 
 def _not_among(column: str, values: tuple[str, ...]) -> str:

@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import Scope
 
-log = logging.getLogger("pigeon.server")
+log = logging.getLogger("pigeon_service")
 
 PROBLEM_JSON = "application/problem+json"
 

@@ -2,12 +2,11 @@
 
 :mod:`.rows` turns a row into its wire model (used where a model is worked with: a contact being patched, a
 webhook payload); building a pydantic model per message and dumping it again cost about half of a list-messages
-request's CPU (cProfile, 1,000 requests of 3 messages each). Here a row becomes the JSON text its model would dump
-(the same fields, in the same order, an absent value left out, never sent as null). A column that holds JSON
+request's CPU. Here a row becomes the JSON text its model would dump (the same fields, in the same order, an absent
+value left out, never sent as null). A column that holds JSON
 (recipients, content blocks, metadata...) goes into the answer as it is stored, unparsed, unless it has a null to
-leave out: parsing each such column, pruning it and encoding the page again took 200 of a page's 390 us in the
-service's request threads (issue 16). ``tests/server/test_parallel.py`` holds the answers equal to the wire models
-on demo mail, the hostile kind included.
+leave out: parsing, pruning and encoding each column again was half of a page's time (docs/performance.md).
+``tests/server/test_parallel.py`` holds the answers equal to the wire models on demo mail, the hostile kind included.
 """
 
 from __future__ import annotations
