@@ -30,6 +30,8 @@ INBOX_DISPLAY_NAME_MAX: Final = 100
 # bounded by RFC 5321's 254, below.)
 CONTACT_NAME_MAX: Final = 100
 CONTACT_VALUE_MAX: Final = 200
+NOT_BLANK: Final = r"\S"
+"""A value that strips to nothing is refused (by its length); the pattern says so in the OpenAPI document."""
 
 
 # --- requests (strict) -------------------------------------------------------------------------------------
@@ -161,12 +163,12 @@ class ContactEmailInput(Body):
 
 class ContactPhoneInput(Body):
     type: PhoneType
-    phone: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX)
+    phone: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX, pattern=NOT_BLANK)
 
 
 class ContactSocialProfileInput(Body):
     type: SocialProfileType
-    username: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX)
+    username: str = Field(min_length=1, max_length=CONTACT_VALUE_MAX, pattern=NOT_BLANK)
 
 
 class UpdateContact(Body):
