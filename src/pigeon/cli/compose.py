@@ -50,11 +50,11 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
 def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
     """The editor on the draft here, then the send command if it was changed (a new draft left as it was is
     dropped; a kept one stays)."""
-    from pigeon.core.handoff import HandOffFailed
+    from pigeon.core.programs import ProgramFailed
 
     try:
         edited = outbox.edit(draft, drop_unchanged=drop_unchanged)
-    except HandOffFailed as exc:
+    except ProgramFailed as exc:
         raise UsageError(f"{exc} (the draft is kept: pigeon drafts)") from None
     if not edited.changed:
         out.write(edited.said + "\n")

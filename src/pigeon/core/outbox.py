@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pigeon.config import Config
-from pigeon.core import handoff
+from pigeon.core import programs
 from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, outgoing
-from pigeon.core.handoff import HandOffFailed
+from pigeon.core.programs import ProgramFailed
 from pigeon.sanitize import clean_line
 from pigeon.store.outgoing import MAX_DRAFT_BYTES, DraftTooBig, Outgoing, OutgoingDraft, UnknownDraft
 
@@ -68,7 +68,7 @@ class Outbox:
         """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
         draft left as it was is dropped, as mutt drops an unchanged message (a kept one stays)."""
         before = self.drafts.fingerprint(draft)
-        code = handoff.edit(str(draft.path.resolve()))
+        code = programs.edit(str(draft.path.resolve()))
         if code != 0:
             return Edited(False, f"The editor exited with code {code}; the draft is kept: pigeon drafts")
         if self.drafts.fingerprint(draft) == before:
@@ -90,18 +90,18 @@ class Outbox:
             refuse_unsendable(text)
             message = outgoing(text, now=self.clock(), needs_recipient=bool(command))
             if command:
-                handoff.send(command, message.as_bytes())
+                programs.send(command, message.as_bytes())
                 said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
             else:
                 try:
-                    handoff.open_with(self.config.ui.open_command, mailto_url(message))
-                except HandOffFailed as exc:  # (say how to send, not only how to open)
-                    raise HandOffFailed(  # (the advice first: a long cause is what gets cut)
+                    programs.open_with(self.config.ui.open_command, mailto_url(message))
+                except ProgramFailed as exc:  # (say how to send, not only how to open)
+                    raise ProgramFailed(  # (the advice first: a long cause is what gets cut)
                         'no send_command is set: set send_command in the [compose] table (e.g. ["msmtp", "-t"]), '
                         f"or open_command in [ui] for the mailto: link, which could not be opened: {exc}"
                     ) from None
                 said = "Handed to the mail program (no send_command in [compose])."
-        except (BadDraft, HandOffFailed, OSError) as exc:
+        except (BadDraft, ProgramFailed, OSError) as exc:
             reason = clean_line(str(exc), limit=300)
             with contextlib.suppress(OSError):  # (the draft itself is what must not be lost)
                 self.drafts.note_failure(draft, reason)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pigeon import locations
 from pigeon.config import Config
-from pigeon.core import handoff
+from pigeon.core import programs
 from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
 from pigeon.core.compose import Kind
 from pigeon.core.outbox import Edited, Outbox, OutgoingDraft
@@ -42,11 +42,11 @@ class Outside:
 
     async def open_attachment(self, block: ContentBlock) -> Path:
         """Write the attachment into the private folder (0600, not executable) and open it with ``open_command``
-        or the system's handler, the file as one argument. :class:`HandOffFailed` if that fails."""
+        or the system's handler, the file as one argument. :class:`ProgramFailed` if that fails."""
 
         def run() -> Path:
             path = place_for_opening(locations.opened_dir(), block)
-            handoff.open_with(self.config.ui.open_command, str(path.resolve()))
+            programs.open_with(self.config.ui.open_command, str(path.resolve()))
             return path
 
         return await asyncio.to_thread(run)
@@ -54,14 +54,14 @@ class Outside:
     # --- links ------------------------------------------------------------------------------------------------
 
     async def open_link(self, target: str) -> list[str]:
-        """Open a link of the mail (http, https, mailto): :class:`HandOffFailed` if it cannot be
-        (:class:`~pigeon.core.handoff.NoBrowser` if no browser can start here). A console browser is not started:
+        """Open a link of the mail (http, https, mailto): :class:`ProgramFailed` if it cannot be
+        (:class:`~pigeon.core.programs.NoBrowser` if no browser can start here). A console browser is not started:
         its command comes back, for :meth:`browse_in_terminal` while the app is suspended."""
-        return await asyncio.to_thread(handoff.open_link, target, self.config.ui.open_command)
+        return await asyncio.to_thread(programs.open_link, target, self.config.ui.open_command)
 
     def browse_in_terminal(self, command: list[str]) -> int:
         """A console browser in this terminal (blocks until it exits): its exit code."""
-        return handoff.run_in_terminal(command)
+        return programs.run_in_terminal(command)
 
     # --- replies ----------------------------------------------------------------------------------------------
 

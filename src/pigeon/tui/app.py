@@ -274,7 +274,7 @@ class PigeonApp(ReportsFailures, App[None]):
         """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then send it."""
         from textual.app import SuspendNotSupported
 
-        from pigeon.core.handoff import HandOffFailed
+        from pigeon.core.programs import ProgramFailed
 
         outside = self.core.outside
         try:
@@ -286,7 +286,7 @@ class PigeonApp(ReportsFailures, App[None]):
                     self.notify("This terminal cannot hand over to an editor.", severity="error", markup=False)
                     return
                 edited = outside.edit(event.draft)
-        except (HandOffFailed, OSError) as exc:
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the editor: {exc}", severity="error", timeout=10, markup=False)
             return
         if edited.changed:
@@ -299,7 +299,7 @@ class PigeonApp(ReportsFailures, App[None]):
         the app. Where the terminal cannot be handed over, the link is copied instead."""
         from textual.app import SuspendNotSupported
 
-        from pigeon.core.handoff import HandOffFailed
+        from pigeon.core.programs import ProgramFailed
 
         outside = self.core.outside
         try:
@@ -312,7 +312,7 @@ class PigeonApp(ReportsFailures, App[None]):
                     self.notify("This terminal cannot hand over to a browser: copied the link.", markup=False)
                     return
                 outside.browse_in_terminal(event.command)
-        except (HandOffFailed, OSError) as exc:
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the link: {exc}", severity="error", timeout=10, markup=False)
 
     @work(group="send", exit_on_error=False, description="sending")

@@ -14,8 +14,8 @@ from textual import work
 from textual.content import Content
 
 from pigeon.core.attachments import attachment_filename
-from pigeon.core.handoff import HandOffFailed, NoBrowser
 from pigeon.core.links import Link, thread_links
+from pigeon.core.programs import NoBrowser, ProgramFailed
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import BrowseInTerminal, EditDraft
 from pigeon.tui.render import human_size, safe_line
@@ -106,7 +106,7 @@ class HandsOff(Reading):
     async def run_open_attachment(self, block: ContentBlock) -> None:
         try:
             path = await self.core.outside.open_attachment(block)
-        except (HandOffFailed, OSError) as exc:
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the attachment: {exc}", severity="error", markup=False)
             return
         self.notify(f"Opened {path.name}", markup=False, timeout=3)
@@ -160,7 +160,7 @@ class HandsOff(Reading):
             shown = clean_line(link.target, limit=300)
             self.notify(f"Not opened ({exc}). Copied the link: {shown}", severity="warning", markup=False)
             return
-        except HandOffFailed as exc:
+        except ProgramFailed as exc:
             self.notify(f"Could not open the link: {exc}", severity="warning", markup=False)
             return
         if command:

@@ -1,4 +1,4 @@
-"""Handing work to the user's own programs: a browser for links (:mod:`pigeon.core.browser` picks it), the
+"""Running the user's own programs: a browser for links (:mod:`pigeon.core.browser` picks it), the
 system's handler (or ``open_command``) for attachments and ``mailto:`` links, ``$VISUAL``/``$EDITOR`` for drafts and
 ``send_command`` for the messages written there.
 
@@ -27,11 +27,11 @@ SEND_TIMEOUT = 120.0
 EDITORS = ("sensible-editor", "nano", "vi")  # when neither $VISUAL nor $EDITOR is set (as git and mutt fall back)
 
 
-class HandOffFailed(Exception):
+class ProgramFailed(Exception):
     """A program could not take the work; the message says which and why, in one line."""
 
 
-class NoBrowser(HandOffFailed):
+class NoBrowser(ProgramFailed):
     """No browser can be started here (no ``$BROWSER``, no desktop, no console browser installed)."""
 
 
@@ -42,13 +42,13 @@ def _last_line(output: bytes) -> str:
 
 def _checked(argument: str) -> str:
     if argument.startswith("-"):  # (never: callers pass absolute paths and URLs; this keeps it so)
-        raise HandOffFailed(f"refused to pass {clean_line(argument, limit=40)!r}: it reads as an option")
+        raise ProgramFailed(f"refused to pass {clean_line(argument, limit=40)!r}: it reads as an option")
     return argument
 
 
 def open_with(command: Sequence[str], target: str, *, wait: float = HANDLER_WAIT) -> None:
     """Run ``command`` with ``target`` as its last argument (the system's handler when ``command`` is empty).
-    :class:`HandOffFailed` if the program is missing or fails within ``wait`` seconds; one still running then
+    :class:`ProgramFailed` if the program is missing or fails within ``wait`` seconds; one still running then
     (a viewer that stays open) has the work."""
     command = list(command) or system_handler()
     if not command:
@@ -59,9 +59,9 @@ def open_with(command: Sequence[str], target: str, *, wait: float = HANDLER_WAIT
 
 def start_detached(command: Sequence[str], *, wait: float = HANDLER_WAIT) -> None:
     """Start ``command`` away from the terminal (no terminal input or output, a session of its own, so it has no
-    controlling terminal to take); :class:`HandOffFailed` if it is missing or fails within ``wait`` seconds."""
+    controlling terminal to take); :class:`ProgramFailed` if it is missing or fails within ``wait`` seconds."""
     if shutil.which(command[0]) is None:
-        raise HandOffFailed(f"{command[0]} was not found; set open_command in the [ui] table of the config")
+        raise ProgramFailed(f"{command[0]} was not found; set open_command in the [ui] table of the config")
     with tempfile.TemporaryFile() as errors:  # (a file, not a pipe: a handler left running never blocks on it)
         try:
             process = subprocess.Popen(  # noqa: S603  (an argument list, no shell; the target is checked)
@@ -73,7 +73,7 @@ def start_detached(command: Sequence[str], *, wait: float = HANDLER_WAIT) -> Non
                 start_new_session=True,  # outlives Pigeon; no controlling terminal, so it can never take the app's
             )
         except OSError as exc:
-            raise HandOffFailed(f"{command[0]} could not start: {exc.strerror or exc}") from None
+            raise ProgramFailed(f"{command[0]} could not start: {exc.strerror or exc}") from None
         try:
             code = process.wait(timeout=wait)
         except subprocess.TimeoutExpired:
@@ -81,7 +81,7 @@ def start_detached(command: Sequence[str], *, wait: float = HANDLER_WAIT) -> Non
         if code != 0:
             errors.seek(0)
             said = _last_line(errors.read())
-            raise HandOffFailed(f"{command[0]} failed (exit {code}){': ' + said if said else ''}")
+            raise ProgramFailed(f"{command[0]} failed (exit {code}){': ' + said if said else ''}")
 
 
 def open_link(target: str, open_command: Sequence[str] = ()) -> list[str]:
@@ -93,7 +93,7 @@ def open_link(target: str, open_command: Sequence[str] = ()) -> list[str]:
 
     scheme = scheme_of(target)
     if scheme not in OPENABLE:
-        raise HandOffFailed(f"Pigeon opens only http, https and mailto links, not {clean_line(scheme, limit=20)!r}")
+        raise ProgramFailed(f"Pigeon opens only http, https and mailto links, not {clean_line(scheme, limit=20)!r}")
     if scheme == "mailto":
         open_with(open_command, target)
         return []
@@ -117,7 +117,7 @@ def run_in_terminal(command: Sequence[str]) -> int:
     try:
         return subprocess.run(list(command), check=False, env=child_environment()).returncode  # noqa: S603
     except OSError as exc:
-        raise HandOffFailed(f"{Path(command[0]).name} could not start: {exc.strerror or exc}") from None
+        raise ProgramFailed(f"{Path(command[0]).name} could not start: {exc.strerror or exc}") from None
 
 
 def editor_command() -> list[str]:
@@ -128,13 +128,13 @@ def editor_command() -> list[str]:
             try:
                 words = shlex.split(value)
             except ValueError:
-                raise HandOffFailed(f"${variable} cannot be read: {clean_line(value, limit=60)!r}") from None
+                raise ProgramFailed(f"${variable} cannot be read: {clean_line(value, limit=60)!r}") from None
             if words:
                 return words
     for editor in EDITORS:
         if shutil.which(editor):
             return [editor]
-    raise HandOffFailed("no editor: set $EDITOR (for example: export EDITOR=nano)")
+    raise ProgramFailed("no editor: set $EDITOR (for example: export EDITOR=nano)")
 
 
 def edit(path: str) -> int:
@@ -145,11 +145,11 @@ def edit(path: str) -> int:
             [*command, _checked(path)], check=False, env=child_environment()
         ).returncode
     except OSError as exc:
-        raise HandOffFailed(f"the editor {command[0]} could not start: {exc.strerror or exc}") from None
+        raise ProgramFailed(f"the editor {command[0]} could not start: {exc.strerror or exc}") from None
 
 
 def send(command: Sequence[str], message: bytes, *, timeout: float = SEND_TIMEOUT) -> None:
-    """Give ``message`` to ``command`` on its standard input; :class:`HandOffFailed` with what it said if it
+    """Give ``message`` to ``command`` on its standard input; :class:`ProgramFailed` with what it said if it
     fails."""
     name = Path(command[0]).name
     try:
@@ -157,11 +157,11 @@ def send(command: Sequence[str], message: bytes, *, timeout: float = SEND_TIMEOU
             list(command), input=message, capture_output=True, timeout=timeout, check=False, env=child_environment()
         )
     except FileNotFoundError:
-        raise HandOffFailed(f"{name} was not found (send_command in the [compose] table of the config)") from None
+        raise ProgramFailed(f"{name} was not found (send_command in the [compose] table of the config)") from None
     except OSError as exc:
-        raise HandOffFailed(f"{name} could not start: {exc.strerror or exc}") from None
+        raise ProgramFailed(f"{name} could not start: {exc.strerror or exc}") from None
     except subprocess.TimeoutExpired:
-        raise HandOffFailed(f"{name} did not finish within {timeout:.0f} s") from None
+        raise ProgramFailed(f"{name} did not finish within {timeout:.0f} s") from None
     if done.returncode != 0:
         said = _last_line(done.stderr) or _last_line(done.stdout)
-        raise HandOffFailed(f"{name} failed (exit {done.returncode}){': ' + said if said else ''}")
+        raise ProgramFailed(f"{name} failed (exit {done.returncode}){': ' + said if said else ''}")
