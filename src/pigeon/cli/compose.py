@@ -39,7 +39,7 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     thread, messages = asyncio.run(prepare())
     if kind != "new" and not messages:
         raise UsageError("The thread's messages are not in the local store: run `pigeon sync` first.")
-    outbox = core.outside.outbox
+    outbox = core.handoff.outbox
     try:
         draft = outbox.start(kind, thread, messages, core.inboxes, core.contacts)
     except OSError as exc:  # (a full disk, a read-only data folder)
@@ -76,7 +76,7 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
     """List the drafts not sent, or send, edit or discard one."""
     from pigeon.core.outbox import UnknownDraft
 
-    outbox = core_of(args, online=False, local=False).outside.outbox
+    outbox = core_of(args, online=False, local=False).handoff.outbox
     action = getattr(args, "draft_action", None) or "list"
     if action == "list":
         drafts = outbox.all()

@@ -18,9 +18,9 @@ from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.faults import skipped_words, unreadable_words
+from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
-from pigeon.core.outside import Outside
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.store.cache import UnknownThread
 from pigeon.store.drafts import Draft, Drafts
@@ -82,7 +82,7 @@ class MailCore(Session):
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval
         self.drafts = drafts or Drafts("contacts")
-        self.outside = Outside(config, self.clock)  # attachments, links and replies: what leaves Pigeon
+        self.handoff = HandOff(config, self.clock)  # attachments, links and replies: what leaves Pigeon
         vault = subscription_vault(keeps_nothing=not save_settings)
         self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []

@@ -276,16 +276,16 @@ class PigeonApp(ReportsFailures, App[None]):
 
         from pigeon.core.programs import ProgramFailed
 
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
             try:
                 with self.suspend():
-                    edited = outside.edit(event.draft)
+                    edited = handoff.edit(event.draft)
             except SuspendNotSupported:  # (no terminal to hand over: headless tests; an editor needs none there)
                 if not self.is_headless:
                     self.notify("This terminal cannot hand over to an editor.", severity="error", markup=False)
                     return
-                edited = outside.edit(event.draft)
+                edited = handoff.edit(event.draft)
         except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the editor: {exc}", severity="error", timeout=10, markup=False)
             return
@@ -301,17 +301,17 @@ class PigeonApp(ReportsFailures, App[None]):
 
         from pigeon.core.programs import ProgramFailed
 
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
             try:
                 with self.suspend():
-                    outside.browse_in_terminal(event.command)
+                    handoff.browse_in_terminal(event.command)
             except SuspendNotSupported:  # (headless tests: no terminal to take)
                 if not self.is_headless:
                     self.copy_to_clipboard(event.link)
                     self.notify("This terminal cannot hand over to a browser: copied the link.", markup=False)
                     return
-                outside.browse_in_terminal(event.command)
+                handoff.browse_in_terminal(event.command)
         except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the link: {exc}", severity="error", timeout=10, markup=False)
 
@@ -320,7 +320,7 @@ class PigeonApp(ReportsFailures, App[None]):
         from pigeon.core.outbox import SendFailed
 
         try:
-            said = await self.core.outside.send(draft)
+            said = await self.core.handoff.send(draft)
         except SendFailed as exc:
             self.notify(str(exc), title="Not sent", severity="error", timeout=15, markup=False)
             return

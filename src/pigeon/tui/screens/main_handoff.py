@@ -63,12 +63,12 @@ class HandsOff(Reading):
 
     @work(group="save", exit_on_error=False, description="saving the attachment")
     async def save_attachment(self, block: ContentBlock, overwrite: bool = False) -> None:
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
-            path = await outside.save_attachment(block, overwrite=overwrite)
+            path = await handoff.save_attachment(block, overwrite=overwrite)
         except FileExistsError as exc:  # (the real place named, not a link on the way to it)
             name = attachment_filename(block.filename)
-            where = safe_line(str(Path(exc.filename or outside.download_dir).parent))
+            where = safe_line(str(Path(exc.filename or handoff.download_dir).parent))
             question = Content.assemble("Replace ", safe_line(name, style="bold"), " in ", where, "?")
 
             def answer(yes: bool | None) -> None:
@@ -105,7 +105,7 @@ class HandsOff(Reading):
     @work(group="open", exit_on_error=False, description="opening the attachment")
     async def run_open_attachment(self, block: ContentBlock) -> None:
         try:
-            path = await self.core.outside.open_attachment(block)
+            path = await self.core.handoff.open_attachment(block)
         except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the attachment: {exc}", severity="error", markup=False)
             return
@@ -154,7 +154,7 @@ class HandsOff(Reading):
         """In the browser; a console browser gets the terminal while the app is suspended; with none, the link is
         copied and shown."""
         try:
-            command = await self.core.outside.open_link(link.target)
+            command = await self.core.handoff.open_link(link.target)
         except NoBrowser as exc:
             self.app.copy_to_clipboard(link.target)
             shown = clean_line(link.target, limit=300)
@@ -190,7 +190,7 @@ class HandsOff(Reading):
         if chosen != "new" and not messages:
             self.notify("This thread's messages are not here yet; open it first.", severity="warning", markup=False)
             return
-        draft = await core.outside.start_draft(
+        draft = await core.handoff.start_draft(
             chosen, thread, messages, core.inboxes, core.contacts, inbox_id=self.inbox_id
         )
         self.post_message(EditDraft(draft))

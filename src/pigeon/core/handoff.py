@@ -1,7 +1,7 @@
-"""What leaves Pigeon for the user's own programs and folders: attachments saved or opened, links opened, replies
-written in the editor and handed to the send command. The mail core holds one (``core.outside``); the screens ask
-it, never a program or the filesystem. Blocking work runs in threads here; the editor alone runs in the caller's
-terminal (:meth:`Outside.edit`, while the app is suspended). No Textual here.
+"""The hand-off: what leaves Pigeon for the user's own programs and folders (attachments saved or opened, links
+opened, drafts written in the editor and handed to the send command). The mail core holds one (``core.handoff``);
+the screens ask it, never a program or the filesystem. Blocking work runs in threads here; the editor alone runs in
+the caller's terminal (:meth:`HandOff.edit`, while the app is suspended). No Textual here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread
 
 
-class Outside:
+class HandOff:
+    """The one way from the core to the user's programs and folders (:mod:`pigeon.core.programs` runs them)."""
+
     def __init__(self, config: Config, clock: Callable[[], datetime]) -> None:
         self.config = config
         self.outbox = Outbox(config, clock=clock)
