@@ -18,7 +18,7 @@ from pigeon.config import ComposeConfig, load_config
 from pigeon.core.compose import BadDraft, draft_text, mailto_url, outgoing
 from pigeon.core.outbox import Outbox, SendFailed
 from pigeon.models import Contact, ContentBlock, Inbox, Message, Recipient, Sender, Thread
-from pigeon.store.outgoing import Outgoing
+from pigeon.store.mail_drafts import MailDrafts
 
 NOW = datetime(2026, 11, 23, 9, 30, tzinfo=UTC)
 INBOX = Inbox(id="in1", account_id="a", type="EMAIL_INBOX", status="ACTIVE", email="me@pigeon.test", display_name="Me")
@@ -197,7 +197,7 @@ def test_a_failed_send_keeps_the_draft_with_the_commands_words_and_pigeon_drafts
     assert main(["drafts", "send", draft.id[:17]], out) == 0  # a unique beginning of the id will do
     assert "Sent with" in out.getvalue()
     assert "Thanks, will do." in received.read_text()
-    assert Outgoing().all() == []
+    assert MailDrafts().all() == []
 
 
 def test_a_draft_left_unchanged_is_dropped_and_nothing_is_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,17 +264,17 @@ def test_without_a_send_command_and_no_opener_the_words_say_how_to_send_and_the_
     capsys.readouterr()
     assert main(["drafts", "send", draft.id], io.StringIO()) != 0
     assert 'send_command in the [compose] table (e.g. ["msmtp", "-t"])' in capsys.readouterr().err
-    assert [d.id for d in Outgoing().all()] == [draft.id]
+    assert [d.id for d in MailDrafts().all()] == [draft.id]
 
 
 def test_pigeon_drafts_edit_opens_a_kept_draft_and_sends_it_once_changed(editor: Path) -> None:
     received = editor / "received.eml"
     sender = script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())")
-    draft = Outgoing().write("From: me@pigeon.test\nTo: ann@example.com\nSubject: Hi\n\nDraft.\n", kind="new")
+    draft = MailDrafts().write("From: me@pigeon.test\nTo: ann@example.com\nSubject: Hi\n\nDraft.\n", kind="new")
     load_config().path.parent.mkdir(parents=True, exist_ok=True)
     load_config().path.write_text(f"[compose]\nsend_command = {json.dumps(sender)}\n")
     out = io.StringIO()
     assert main(["drafts", "edit", draft.id], out) == 0
     assert "Sent with" in out.getvalue()
     assert received.read_text().count("Thanks, will do.") == 1
-    assert Outgoing().all() == []
+    assert MailDrafts().all() == []

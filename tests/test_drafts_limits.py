@@ -16,7 +16,7 @@ from pigeon.cli import main
 from pigeon.config import load_config
 from pigeon.core.outbox import Outbox, SendFailed
 from pigeon.store.drafts import MAX_BYTES, Drafts
-from pigeon.store.outgoing import MAX_DRAFT_BYTES, Outgoing
+from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, MailDrafts
 from tests.test_disk_faults import read_only
 
 T = TypeVar("T")
@@ -62,7 +62,7 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
     received: Path, header: str, named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = f"{HEAD}{header}\n\n--XYZ\nContent-Type: text/plain\n\nThe numbers are in.\n--XYZ--\n"
-    draft = Outgoing().write(text, kind="new")
+    draft = MailDrafts().write(text, kind="new")
     with pytest.raises(SendFailed, match="header") as refused:
         outbox().send(draft)
     assert named in str(refused.value)
@@ -83,21 +83,21 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
 
 def test_plain_text_headers_as_pigeon_sends_them_are_accepted(received: Path) -> None:
     text = f"{HEAD}MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nHi.\n"
-    draft = Outgoing().write(text, kind="new")
+    draft = MailDrafts().write(text, kind="new")
     assert "Sent with" in outbox().send(draft)
     assert b"Hi." in received.read_bytes()
 
 
 def refused_again(draft_id: str) -> str:
     try:
-        outbox().send(Outgoing().get(draft_id))
+        outbox().send(MailDrafts().get(draft_id))
     except SendFailed as exc:
         return str(exc)
     raise AssertionError("sent")
 
 
 def huge_draft(size: int) -> Path:
-    draft = Outgoing().write(f"{HEAD}\nsmall\n", kind="new")
+    draft = MailDrafts().write(f"{HEAD}\nsmall\n", kind="new")
     with draft.path.open("a") as handle:
         line = "All work and no play makes a very long draft indeed.\n"
         handle.write(line * (size // len(line) + 1))
@@ -105,7 +105,7 @@ def huge_draft(size: int) -> Path:
 
 
 def test_a_huge_draft_is_listed_from_its_headers_and_said_too_big(capsys: pytest.CaptureFixture[str]) -> None:
-    Outgoing().write(f"{HEAD}\nsmall\n", kind="new")
+    MailDrafts().write(f"{HEAD}\nsmall\n", kind="new")
     assert main(["drafts"], io.StringIO()) == 0  # (what the command loads once is not this test's)
     size = 6 * MAX_DRAFT_BYTES
     path = huge_draft(size)
@@ -124,7 +124,7 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
 ) -> None:
     path = huge_draft(3 * MAX_DRAFT_BYTES)
     size = path.stat().st_size
-    draft = Outgoing().get(path.stem)
+    draft = MailDrafts().get(path.stem)
     with pytest.raises(SendFailed, match="too big to send") as refused:
         outbox().send(draft)
     assert "pigeon drafts edit" in str(refused.value)
@@ -156,8 +156,8 @@ def test_a_read_only_drafts_folder_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("VISUAL", f"{sys.executable} -c pass")
-    kept = Outgoing().write(f"{HEAD}\nkept\n", kind="new")
-    folder = Outgoing().folder
+    kept = MailDrafts().write(f"{HEAD}\nkept\n", kind="new")
+    folder = MailDrafts().folder
     with read_only(folder):
         assert main(["compose"], io.StringIO()) == 2
         assert main(["drafts", "discard", kept.id], io.StringIO()) == 2
@@ -166,4 +166,4 @@ def test_a_read_only_drafts_folder_is_one_line_naming_it(
     assert f"Cannot write the draft in {folder}" in err
     assert f"Cannot discard {kept.id} in {folder}" in err
     assert "Traceback" not in err
-    assert [d.id for d in Outgoing().all()] == [kept.id]
+    assert [d.id for d in MailDrafts().all()] == [kept.id]

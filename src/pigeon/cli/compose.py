@@ -14,7 +14,7 @@ from pigeon.core.actions import BY_ID
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
-    from pigeon.core.outbox import Outbox, OutgoingDraft
+    from pigeon.core.outbox import MailDraft, Outbox
     from pigeon.models import Message, Thread
 
 
@@ -47,7 +47,7 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     return _edit_then_send(outbox, draft, out)
 
 
-def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
+def _edit_then_send(outbox: Outbox, draft: MailDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
     """The editor on the draft here, then the send command if it was changed (a new draft left as it was is
     dropped; a kept one stays)."""
     from pigeon.core.programs import ProgramFailed
@@ -62,7 +62,7 @@ def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_u
     return _send(outbox, draft, out)
 
 
-def _send(outbox: Outbox, draft: OutgoingDraft, out: TextIO) -> int:
+def _send(outbox: Outbox, draft: MailDraft, out: TextIO) -> int:
     from pigeon.core.outbox import SendFailed
 
     try:

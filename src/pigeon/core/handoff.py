@@ -17,7 +17,7 @@ from pigeon.config import Config
 from pigeon.core import programs
 from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
 from pigeon.core.compose import Kind
-from pigeon.core.outbox import Edited, Outbox, OutgoingDraft
+from pigeon.core.outbox import Edited, MailDraft, Outbox
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread
@@ -76,13 +76,13 @@ class HandOff:
         contacts: dict[str, Contact],
         *,
         inbox_id: str | None = None,
-    ) -> OutgoingDraft:
+    ) -> MailDraft:
         return await asyncio.to_thread(self.outbox.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
 
-    def edit(self, draft: OutgoingDraft) -> Edited:
+    def edit(self, draft: MailDraft) -> Edited:
         """The editor on the draft, in this terminal (blocks until it exits)."""
         return self.outbox.edit(draft)
 
-    async def send(self, draft: OutgoingDraft) -> str:
+    async def send(self, draft: MailDraft) -> str:
         """Hand the draft on (:class:`pigeon.core.outbox.SendFailed` keeps it)."""
         return await asyncio.to_thread(self.outbox.send, draft)

@@ -18,12 +18,12 @@ from pigeon.core import programs
 from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, outgoing
 from pigeon.core.programs import ProgramFailed
 from pigeon.sanitize import clean_line
-from pigeon.store.outgoing import MAX_DRAFT_BYTES, DraftTooBig, Outgoing, OutgoingDraft, UnknownDraft
+from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, DraftTooBig, MailDraft, MailDrafts, UnknownDraft
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread
 
-__all__ = ["MAX_DRAFT_BYTES", "Edited", "Outbox", "OutgoingDraft", "SendFailed", "UnknownDraft"]
+__all__ = ["MAX_DRAFT_BYTES", "Edited", "MailDraft", "Outbox", "SendFailed", "UnknownDraft"]
 
 SENT_AS_WRITTEN = {"text/plain"}
 PLAIN_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
@@ -44,10 +44,10 @@ class Edited:
 
 class Outbox:
     def __init__(
-        self, config: Config, outgoing_drafts: Outgoing | None = None, clock: Callable[[], datetime] | None = None
+        self, config: Config, outgoing_drafts: MailDrafts | None = None, clock: Callable[[], datetime] | None = None
     ) -> None:
         self.config = config
-        self.drafts = outgoing_drafts or Outgoing()
+        self.drafts = outgoing_drafts or MailDrafts()
         self.clock = clock or (lambda: datetime.now(UTC))
 
     def start(
@@ -59,12 +59,12 @@ class Outbox:
         contacts: dict[str, Contact],
         *,
         inbox_id: str | None = None,
-    ) -> OutgoingDraft:
+    ) -> MailDraft:
         """Write the draft of a reply (all), forward or new message, kept until it is sent."""
         text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
         return self.drafts.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
 
-    def edit(self, draft: OutgoingDraft, *, drop_unchanged: bool = True) -> Edited:
+    def edit(self, draft: MailDraft, *, drop_unchanged: bool = True) -> Edited:
         """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
         draft left as it was is dropped, as mutt drops an unchanged message (a kept one stays)."""
         before = self.drafts.fingerprint(draft)
@@ -78,7 +78,7 @@ class Outbox:
             return Edited(False, "The draft was not changed: it is kept, not sent.")
         return Edited(True)
 
-    def send(self, draft: OutgoingDraft) -> str:
+    def send(self, draft: MailDraft) -> str:
         """Hand the edited draft on; what happened, in one line. :class:`SendFailed` (the draft kept, with the
         reason noted for ``pigeon drafts``) if it could not be."""
         command = self.config.compose.send_command
@@ -109,7 +109,7 @@ class Outbox:
         self.drafts.discard(draft)
         return said
 
-    def get(self, draft_id: str) -> OutgoingDraft:
+    def get(self, draft_id: str) -> MailDraft:
         """A draft by its id or a unique beginning of it; :class:`UnknownDraft` otherwise."""
         found = [d for d in self.drafts.all() if d.id.startswith(draft_id.strip())] if draft_id.strip() else []
         exact = [d for d in found if d.id == draft_id.strip()]
@@ -118,10 +118,10 @@ class Outbox:
         why = "names several drafts; give more of the id" if found else "names no draft"
         raise UnknownDraft(f"{clean_line(draft_id, limit=40)!r} {why} (see `pigeon drafts`)")
 
-    def all(self) -> list[OutgoingDraft]:
+    def all(self) -> list[MailDraft]:
         return self.drafts.all()
 
-    def summary(self, draft: OutgoingDraft) -> tuple[str, str]:
+    def summary(self, draft: MailDraft) -> tuple[str, str]:
         """A draft's To and Subject, cleaned, for a list (its headers alone are read)."""
         from email import policy
         from email.parser import Parser
@@ -133,7 +133,7 @@ class Outbox:
             to, subject = "", "(unreadable)"
         return clean_line(to, limit=60), clean_line(subject, limit=80)
 
-    def status(self, draft: OutgoingDraft) -> str:
+    def status(self, draft: MailDraft) -> str:
         """Where a kept draft stands, in one line: too big to send, why it was not sent, or not tried yet."""
         if draft.too_big:
             return too_big_words(draft.size, draft.id)
