@@ -15,7 +15,7 @@ import pytest
 from pigeon.cli import main
 from pigeon.config import load_config
 from pigeon.core.outbox import Outbox, SendFailed
-from pigeon.store.drafts import MAX_BYTES, Drafts
+from pigeon.store.contact_drafts import MAX_BYTES, ContactDrafts
 from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, MailDrafts
 from tests.test_disk_faults import read_only
 
@@ -139,7 +139,7 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
 
 
 def test_a_contact_draft_file_too_big_to_be_pigeons_is_not_read_whole_and_left_alone(tmp_path: Path) -> None:
-    drafts = Drafts("contacts", folder=tmp_path)
+    drafts = ContactDrafts(folder=tmp_path)
     drafts.save("c1", {"first_name": "Ann"})
     assert drafts.load("c1") is not None
     path = tmp_path / "c1.json"
