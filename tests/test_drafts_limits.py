@@ -14,7 +14,7 @@ import pytest
 
 from pigeon.cli import main
 from pigeon.config import load_config
-from pigeon.core.outbox import Outbox, SendFailed
+from pigeon.core.drafts import Drafts, SendFailed
 from pigeon.store.contact_drafts import MAX_BYTES, ContactDrafts
 from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, MailDrafts
 from tests.test_disk_faults import read_only
@@ -35,8 +35,8 @@ def received(tmp_path: Path) -> Path:
     return path
 
 
-def outbox() -> Outbox:
-    return Outbox(load_config())
+def mail_drafts() -> Drafts:
+    return Drafts(load_config())
 
 
 def peak(call: Callable[[], T]) -> tuple[T, int]:
@@ -64,7 +64,7 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
     text = f"{HEAD}{header}\n\n--XYZ\nContent-Type: text/plain\n\nThe numbers are in.\n--XYZ--\n"
     draft = MailDrafts().write(text, kind="new")
     with pytest.raises(SendFailed, match="header") as refused:
-        outbox().send(draft)
+        mail_drafts().send(draft)
     assert named in str(refused.value)
     assert "remove" in str(refused.value)
     assert "pigeon drafts" in str(refused.value)
@@ -84,13 +84,13 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
 def test_plain_text_headers_as_pigeon_sends_them_are_accepted(received: Path) -> None:
     text = f"{HEAD}MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nHi.\n"
     draft = MailDrafts().write(text, kind="new")
-    assert "Sent with" in outbox().send(draft)
+    assert "Sent with" in mail_drafts().send(draft)
     assert b"Hi." in received.read_bytes()
 
 
 def refused_again(draft_id: str) -> str:
     try:
-        outbox().send(MailDrafts().get(draft_id))
+        mail_drafts().send(MailDrafts().get(draft_id))
     except SendFailed as exc:
         return str(exc)
     raise AssertionError("sent")
@@ -126,7 +126,7 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
     size = path.stat().st_size
     draft = MailDrafts().get(path.stem)
     with pytest.raises(SendFailed, match="too big to send") as refused:
-        outbox().send(draft)
+        mail_drafts().send(draft)
     assert "pigeon drafts edit" in str(refused.value)
     _, most = peak(lambda: refused_again(draft.id))
     assert most < MAX_DRAFT_BYTES // 4  # refused before it is read

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from pigeon import __version__
-from pigeon.cli.compose import cmd_compose, cmd_drafts
+from pigeon.cli.drafts import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
 from pigeon.cli.serve import cmd_demo, cmd_serve, cmd_token_create

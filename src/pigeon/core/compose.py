@@ -215,7 +215,7 @@ def _forwarded(message: Message, contacts: dict[str, Contact]) -> str:
 # --- the edited draft -------------------------------------------------------------------------------------------
 
 
-def outgoing(text: str, *, now: datetime, needs_recipient: bool = True) -> EmailMessage:
+def message_to_send(text: str, *, now: datetime, needs_recipient: bool = True) -> EmailMessage:
     """The message to send from an edited draft: its headers as the user left them (From, To, Cc, Bcc, Reply-To,
     Subject and threading headers), a date, a message id and the body as UTF-8 text. :class:`BadDraft` when it
     names nobody to send to (if ``needs_recipient``) or an address cannot be read."""

@@ -17,7 +17,7 @@ from pigeon.config import Config
 from pigeon.core import programs
 from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
 from pigeon.core.compose import Kind
-from pigeon.core.outbox import Edited, MailDraft, Outbox
+from pigeon.core.drafts import Drafts, Edited, MailDraft
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread
@@ -28,7 +28,7 @@ class HandOff:
 
     def __init__(self, config: Config, clock: Callable[[], datetime]) -> None:
         self.config = config
-        self.outbox = Outbox(config, clock=clock)
+        self.drafts = Drafts(config, clock=clock)
 
     # --- attachments ------------------------------------------------------------------------------------------
 
@@ -77,12 +77,12 @@ class HandOff:
         *,
         inbox_id: str | None = None,
     ) -> MailDraft:
-        return await asyncio.to_thread(self.outbox.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
+        return await asyncio.to_thread(self.drafts.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
 
     def edit(self, draft: MailDraft) -> Edited:
         """The editor on the draft, in this terminal (blocks until it exits)."""
-        return self.outbox.edit(draft)
+        return self.drafts.edit(draft)
 
     async def send(self, draft: MailDraft) -> str:
-        """Hand the draft on (:class:`pigeon.core.outbox.SendFailed` keeps it)."""
-        return await asyncio.to_thread(self.outbox.send, draft)
+        """Hand the draft on (:class:`pigeon.core.drafts.SendFailed` keeps it)."""
+        return await asyncio.to_thread(self.drafts.send, draft)

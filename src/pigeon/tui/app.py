@@ -44,7 +44,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import HelpScreen, ask_first
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
-    from pigeon.core.outbox import MailDraft
+    from pigeon.core.drafts import MailDraft
     from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
     from pigeon.tui.messages import BrowseInTerminal
@@ -317,7 +317,7 @@ class PigeonApp(ReportsFailures, App[None]):
 
     @work(group="send", exit_on_error=False, description="sending")
     async def send_draft(self, draft: MailDraft) -> None:
-        from pigeon.core.outbox import SendFailed
+        from pigeon.core.drafts import SendFailed
 
         try:
             said = await self.core.handoff.send(draft)

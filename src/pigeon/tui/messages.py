@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from pigeon.core.outbox import MailDraft
+    from pigeon.core.drafts import MailDraft
     from pigeon.models import Contact
 
 
