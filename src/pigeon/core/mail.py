@@ -17,11 +17,11 @@ from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
-from pigeon.core.faults import skipped_words, unreadable_words
 from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.session import ClientFactory, Session, store_accepts
+from pigeon.core.unreadable import skipped_words, unreadable_words
 from pigeon.store.cache import UnknownThread
 from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path

@@ -20,7 +20,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
-from pigeon.core.faults import unreadable_words
+from pigeon.core.unreadable import unreadable_words
 from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean, clean_line
 from pigeon.tui.keys import bindings
