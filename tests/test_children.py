@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pigeon.children import child_environment
-from pigeon.core import handoff
+from pigeon.core import programs
 from tests.conftest import Recorded, recording_program
 
 SECRETS = {"PIGEON_TOKEN": "tok-secret", "KEYRING_CRYPTFILE_PASSWORD": "kr-secret", "PIGEON_WEBHOOK_SECRET": "wh"}
@@ -38,7 +38,7 @@ def assert_clean(env: dict[str, str]) -> None:
 
 def test_the_attachment_opener_gets_no_secret(program: tuple[Path, Recorded], tmp_path: Path) -> None:
     path, record = program
-    handoff.open_with([str(path)], str(tmp_path / "report.pdf"))
+    programs.open_with([str(path)], str(tmp_path / "report.pdf"))
     assert_clean(only_run(record)["env"])
 
 
@@ -46,7 +46,7 @@ def test_a_desktop_browser_gets_no_secret(program: tuple[Path, Recorded], monkey
     path, record = program
     monkeypatch.setenv("BROWSER", str(path))
     monkeypatch.setenv("DISPLAY", ":0")
-    assert handoff.open_link("https://example.com/") == []
+    assert programs.open_link("https://example.com/") == []
     assert_clean(only_run(record)["env"])
 
 
@@ -55,9 +55,9 @@ def test_a_console_browser_gets_no_secret(program: tuple[Path, Recorded], monkey
     console = path.with_name("w3m")
     path.rename(console)
     monkeypatch.setenv("BROWSER", str(console))
-    command = handoff.open_link("https://example.com/")
+    command = programs.open_link("https://example.com/")
     assert command == [str(console), "https://example.com/"]
-    handoff.run_in_terminal(command)
+    programs.run_in_terminal(command)
     assert_clean(only_run(record)["env"])
 
 
@@ -66,13 +66,13 @@ def test_the_editor_gets_no_secret(
 ) -> None:
     path, record = program
     monkeypatch.setenv("VISUAL", str(path))
-    handoff.edit(str(tmp_path / "draft.eml"))
+    programs.edit(str(tmp_path / "draft.eml"))
     assert_clean(only_run(record)["env"])
 
 
 def test_the_send_command_gets_no_secret(program: tuple[Path, Recorded]) -> None:
     path, record = program
-    handoff.send([str(path), "-t"], b"To: a@example.com\n\nhi\n")
+    programs.send([str(path), "-t"], b"To: a@example.com\n\nhi\n")
     assert_clean(only_run(record)["env"])
 
 

@@ -15,10 +15,10 @@ import pytest
 
 from pigeon.cli import main
 from pigeon.config import ComposeConfig, load_config
-from pigeon.core.compose import BadDraft, draft_text, mailto_url, outgoing
-from pigeon.core.outbox import Outbox, SendFailed
+from pigeon.core.compose import BadDraft, draft_text, mailto_url, message_to_send
+from pigeon.core.drafts import Drafts, SendFailed
 from pigeon.models import Contact, ContentBlock, Inbox, Message, Recipient, Sender, Thread
-from pigeon.store.outgoing import Outgoing
+from pigeon.store.mail_drafts import MailDrafts
 
 NOW = datetime(2026, 11, 23, 9, 30, tzinfo=UTC)
 INBOX = Inbox(id="in1", account_id="a", type="EMAIL_INBOX", status="ACTIVE", email="me@pigeon.test", display_name="Me")
@@ -98,7 +98,7 @@ def test_a_newline_in_mail_cannot_add_a_header() -> None:
         recipients=[Recipient(raw_address="bob@example.com\nBcc: spy@evil.test", type="RECIPIENT_TYPE_TO")],
     )
     text = draft_text("reply_all", THREAD, [hostile], [INBOX], CONTACTS)
-    sent = outgoing(text + "Fine.\n", now=NOW)
+    sent = message_to_send(text + "Fine.\n", now=NOW)
     again = email.message_from_bytes(sent.as_bytes(), policy=policy.default)
     assert again["Bcc"] is None
     assert "\n" not in str(again["Subject"])
@@ -107,7 +107,7 @@ def test_a_newline_in_mail_cannot_add_a_header() -> None:
 
 def test_the_sent_message_has_a_date_an_id_and_the_edited_body() -> None:
     text = draft_text("reply", THREAD, [message()], [INBOX], CONTACTS).replace("\n\n", "\n\nSure, tomorrow.\n", 1)
-    sent = outgoing(text, now=NOW)
+    sent = message_to_send(text, now=NOW)
     assert sent["Date"] == "Mon, 23 Nov 2026 09:30:00 +0000"
     assert sent["Message-ID"].endswith("@pigeon.test>")
     assert sent.get_content().startswith("Sure, tomorrow.\n")
@@ -117,8 +117,8 @@ def test_the_sent_message_has_a_date_an_id_and_the_edited_body() -> None:
 def test_a_draft_without_a_recipient_cannot_be_sent_by_a_command_but_can_become_a_mailto_link() -> None:
     text = draft_text("forward", THREAD, [message()], [INBOX], CONTACTS)
     with pytest.raises(BadDraft, match="no recipient"):
-        outgoing(text, now=NOW)
-    link = mailto_url(outgoing(text.replace("To: ", "To: x@example.com, y@example.com", 1), now=NOW))
+        message_to_send(text, now=NOW)
+    link = mailto_url(message_to_send(text.replace("To: ", "To: x@example.com, y@example.com", 1), now=NOW))
     assert link.startswith("mailto:x@example.com,y@example.com?subject=Fwd%3A%20Budget%20for%20Q4&body=")
 
 
@@ -144,20 +144,20 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def outbox_with(send_command: list[str]) -> Outbox:
+def drafts_with(send_command: list[str]) -> Drafts:
     config = load_config()
     config.settings.compose = ComposeConfig(send_command=send_command)
-    return Outbox(config, clock=lambda: NOW)
+    return Drafts(config, clock=lambda: NOW)
 
 
 def test_an_edited_reply_reaches_the_send_command_on_its_standard_input(editor: Path) -> None:
     received = editor / "received.eml"
-    outbox = outbox_with(script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())"))
-    draft = outbox.start("reply", THREAD, [message()], [INBOX], CONTACTS)
+    drafts = drafts_with(script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())"))
+    draft = drafts.start("reply", THREAD, [message()], [INBOX], CONTACTS)
     mode = stat.S_IMODE(draft.path.stat().st_mode)
     assert mode == 0o600
-    assert outbox.edit(draft).changed
-    assert outbox.send(draft) == "Sent with " + Path(sys.executable).name + "."
+    assert drafts.edit(draft).changed
+    assert drafts.send(draft) == "Sent with " + Path(sys.executable).name + "."
     sent = email.message_from_bytes(received.read_bytes(), policy=policy.default)
     assert (sent["From"], sent["To"], sent["Subject"]) == (
         "Me <me@pigeon.test>",
@@ -165,7 +165,7 @@ def test_an_edited_reply_reaches_the_send_command_on_its_standard_input(editor: 
         "Re: Budget for Q4",
     )
     assert sent.get_content().startswith("Thanks, will do.\n")
-    assert outbox.all() == []  # sent: the draft is gone
+    assert drafts.all() == []  # sent: the draft is gone
 
 
 def test_a_failed_send_keeps_the_draft_with_the_commands_words_and_pigeon_drafts_sends_it_again(
@@ -174,12 +174,12 @@ def test_a_failed_send_keeps_the_draft_with_the_commands_words_and_pigeon_drafts
     failing = script(
         editor, "fail.py", "sys.stderr.write('msmtp: cannot connect to smtp.example.com\\n')\nsys.exit(75)"
     )
-    outbox = outbox_with(failing)
-    draft = outbox.start("reply", THREAD, [message()], [INBOX], CONTACTS)
-    outbox.edit(draft)
+    drafts = drafts_with(failing)
+    draft = drafts.start("reply", THREAD, [message()], [INBOX], CONTACTS)
+    drafts.edit(draft)
     with pytest.raises(SendFailed, match=r"exit 75.*cannot connect to smtp\.example\.com.*pigeon drafts send"):
-        outbox.send(draft)
-    kept = outbox.all()
+        drafts.send(draft)
+    kept = drafts.all()
     assert [d.id for d in kept] == [draft.id]
     assert "cannot connect" in kept[0].error
     assert "Thanks, will do." in draft.path.read_text()
@@ -197,18 +197,18 @@ def test_a_failed_send_keeps_the_draft_with_the_commands_words_and_pigeon_drafts
     assert main(["drafts", "send", draft.id[:17]], out) == 0  # a unique beginning of the id will do
     assert "Sent with" in out.getvalue()
     assert "Thanks, will do." in received.read_text()
-    assert Outgoing().all() == []
+    assert MailDrafts().all() == []
 
 
 def test_a_draft_left_unchanged_is_dropped_and_nothing_is_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VISUAL", " ".join(script(tmp_path, "look.py", "pass")))
     received = tmp_path / "received.eml"
-    outbox = outbox_with(script(tmp_path, "send.py", f"open({str(received)!r}, 'w').write('x')"))
-    draft = outbox.start("reply", THREAD, [message()], [INBOX], CONTACTS)
-    edited = outbox.edit(draft)
+    drafts = drafts_with(script(tmp_path, "send.py", f"open({str(received)!r}, 'w').write('x')"))
+    draft = drafts.start("reply", THREAD, [message()], [INBOX], CONTACTS)
+    edited = drafts.edit(draft)
     assert not edited.changed
     assert "not changed" in edited.said
-    assert outbox.all() == []
+    assert drafts.all() == []
     assert not received.exists()
 
 
@@ -230,14 +230,14 @@ def test_without_a_send_command_a_new_message_opens_as_a_mailto_link(
     opener = script(tmp_path, "open.py", f"import json\nopen({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))")
     config = load_config()
     config.ui.open_command = opener
-    outbox = Outbox(config, clock=lambda: NOW)
-    draft = outbox.start("new", None, [], [INBOX], {})
+    drafts = Drafts(config, clock=lambda: NOW)
+    draft = drafts.start("new", None, [], [INBOX], {})
     assert draft.path.read_text().startswith("From: Me <me@pigeon.test>\nTo: \nSubject: \n")
-    assert outbox.edit(draft).changed
-    assert "mail program" in outbox.send(draft)
+    assert drafts.edit(draft).changed
+    assert "mail program" in drafts.send(draft)
     (link,) = json.loads(record.read_text())
     assert link == "mailto:ann@example.com?subject=Hello%20%26%20welcome&body=Two%20words%0A"
-    assert outbox.all() == []
+    assert drafts.all() == []
 
 
 def test_without_a_send_command_and_no_opener_the_words_say_how_to_send_and_the_draft_is_kept(
@@ -246,17 +246,17 @@ def test_without_a_send_command_and_no_opener_the_words_say_how_to_send_and_the_
     missing = str(tmp_path / "no-such-opener")
     config = load_config()
     config.ui.open_command = [missing]
-    outbox = Outbox(config, clock=lambda: NOW)
-    draft = outbox.start("reply", THREAD, [message()], [INBOX], CONTACTS)
-    assert outbox.edit(draft).changed
+    drafts = Drafts(config, clock=lambda: NOW)
+    draft = drafts.start("reply", THREAD, [message()], [INBOX], CONTACTS)
+    assert drafts.edit(draft).changed
     with pytest.raises(SendFailed) as failed:
-        outbox.send(draft)
+        drafts.send(draft)
     said = str(failed.value)
     assert "no send_command is set" in said
     assert 'send_command in the [compose] table (e.g. ["msmtp", "-t"])' in said
     assert "open_command in [ui] for the mailto: link" in said
     assert said.endswith(f"The draft is kept: pigeon drafts send {draft.id}")
-    assert [d.id for d in outbox.all()] == [draft.id]
+    assert [d.id for d in drafts.all()] == [draft.id]
     assert "Thanks, will do." in draft.path.read_text()
 
     Path(load_config().path).parent.mkdir(parents=True, exist_ok=True)
@@ -264,17 +264,17 @@ def test_without_a_send_command_and_no_opener_the_words_say_how_to_send_and_the_
     capsys.readouterr()
     assert main(["drafts", "send", draft.id], io.StringIO()) != 0
     assert 'send_command in the [compose] table (e.g. ["msmtp", "-t"])' in capsys.readouterr().err
-    assert [d.id for d in Outgoing().all()] == [draft.id]
+    assert [d.id for d in MailDrafts().all()] == [draft.id]
 
 
 def test_pigeon_drafts_edit_opens_a_kept_draft_and_sends_it_once_changed(editor: Path) -> None:
     received = editor / "received.eml"
     sender = script(editor, "send.py", f"open({str(received)!r}, 'wb').write(sys.stdin.buffer.read())")
-    draft = Outgoing().write("From: me@pigeon.test\nTo: ann@example.com\nSubject: Hi\n\nDraft.\n", kind="new")
+    draft = MailDrafts().write("From: me@pigeon.test\nTo: ann@example.com\nSubject: Hi\n\nDraft.\n", kind="new")
     load_config().path.parent.mkdir(parents=True, exist_ok=True)
     load_config().path.write_text(f"[compose]\nsend_command = {json.dumps(sender)}\n")
     out = io.StringIO()
     assert main(["drafts", "edit", draft.id], out) == 0
     assert "Sent with" in out.getvalue()
     assert received.read_text().count("Thanks, will do.") == 1
-    assert Outgoing().all() == []
+    assert MailDrafts().all() == []

@@ -14,9 +14,9 @@ import pytest
 
 from pigeon.cli import main
 from pigeon.config import load_config
-from pigeon.core.outbox import Outbox, SendFailed
-from pigeon.store.drafts import MAX_BYTES, Drafts
-from pigeon.store.outgoing import MAX_DRAFT_BYTES, Outgoing
+from pigeon.core.drafts import Drafts, SendFailed
+from pigeon.store.contact_drafts import MAX_BYTES, ContactDrafts
+from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, MailDrafts
 from tests.test_disk_faults import read_only
 
 T = TypeVar("T")
@@ -35,8 +35,8 @@ def received(tmp_path: Path) -> Path:
     return path
 
 
-def outbox() -> Outbox:
-    return Outbox(load_config())
+def mail_drafts() -> Drafts:
+    return Drafts(load_config())
 
 
 def peak(call: Callable[[], T]) -> tuple[T, int]:
@@ -62,9 +62,9 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
     received: Path, header: str, named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = f"{HEAD}{header}\n\n--XYZ\nContent-Type: text/plain\n\nThe numbers are in.\n--XYZ--\n"
-    draft = Outgoing().write(text, kind="new")
+    draft = MailDrafts().write(text, kind="new")
     with pytest.raises(SendFailed, match="header") as refused:
-        outbox().send(draft)
+        mail_drafts().send(draft)
     assert named in str(refused.value)
     assert "remove" in str(refused.value)
     assert "pigeon drafts" in str(refused.value)
@@ -83,21 +83,21 @@ def test_a_draft_pigeon_cannot_send_as_written_is_refused_naming_the_header_and_
 
 def test_plain_text_headers_as_pigeon_sends_them_are_accepted(received: Path) -> None:
     text = f"{HEAD}MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nHi.\n"
-    draft = Outgoing().write(text, kind="new")
-    assert "Sent with" in outbox().send(draft)
+    draft = MailDrafts().write(text, kind="new")
+    assert "Sent with" in mail_drafts().send(draft)
     assert b"Hi." in received.read_bytes()
 
 
 def refused_again(draft_id: str) -> str:
     try:
-        outbox().send(Outgoing().get(draft_id))
+        mail_drafts().send(MailDrafts().get(draft_id))
     except SendFailed as exc:
         return str(exc)
     raise AssertionError("sent")
 
 
 def huge_draft(size: int) -> Path:
-    draft = Outgoing().write(f"{HEAD}\nsmall\n", kind="new")
+    draft = MailDrafts().write(f"{HEAD}\nsmall\n", kind="new")
     with draft.path.open("a") as handle:
         line = "All work and no play makes a very long draft indeed.\n"
         handle.write(line * (size // len(line) + 1))
@@ -105,7 +105,7 @@ def huge_draft(size: int) -> Path:
 
 
 def test_a_huge_draft_is_listed_from_its_headers_and_said_too_big(capsys: pytest.CaptureFixture[str]) -> None:
-    Outgoing().write(f"{HEAD}\nsmall\n", kind="new")
+    MailDrafts().write(f"{HEAD}\nsmall\n", kind="new")
     assert main(["drafts"], io.StringIO()) == 0  # (what the command loads once is not this test's)
     size = 6 * MAX_DRAFT_BYTES
     path = huge_draft(size)
@@ -124,9 +124,9 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
 ) -> None:
     path = huge_draft(3 * MAX_DRAFT_BYTES)
     size = path.stat().st_size
-    draft = Outgoing().get(path.stem)
+    draft = MailDrafts().get(path.stem)
     with pytest.raises(SendFailed, match="too big to send") as refused:
-        outbox().send(draft)
+        mail_drafts().send(draft)
     assert "pigeon drafts edit" in str(refused.value)
     _, most = peak(lambda: refused_again(draft.id))
     assert most < MAX_DRAFT_BYTES // 4  # refused before it is read
@@ -139,7 +139,7 @@ def test_a_huge_draft_is_refused_to_send_with_words_and_kept(
 
 
 def test_a_contact_draft_file_too_big_to_be_pigeons_is_not_read_whole_and_left_alone(tmp_path: Path) -> None:
-    drafts = Drafts("contacts", folder=tmp_path)
+    drafts = ContactDrafts(folder=tmp_path)
     drafts.save("c1", {"first_name": "Ann"})
     assert drafts.load("c1") is not None
     path = tmp_path / "c1.json"
@@ -156,8 +156,8 @@ def test_a_read_only_drafts_folder_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("VISUAL", f"{sys.executable} -c pass")
-    kept = Outgoing().write(f"{HEAD}\nkept\n", kind="new")
-    folder = Outgoing().folder
+    kept = MailDrafts().write(f"{HEAD}\nkept\n", kind="new")
+    folder = MailDrafts().folder
     with read_only(folder):
         assert main(["compose"], io.StringIO()) == 2
         assert main(["drafts", "discard", kept.id], io.StringIO()) == 2
@@ -166,4 +166,4 @@ def test_a_read_only_drafts_folder_is_one_line_naming_it(
     assert f"Cannot write the draft in {folder}" in err
     assert f"Cannot discard {kept.id} in {folder}" in err
     assert "Traceback" not in err
-    assert [d.id for d in Outgoing().all()] == [kept.id]
+    assert [d.id for d in MailDrafts().all()] == [kept.id]

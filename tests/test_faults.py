@@ -184,7 +184,7 @@ def test_messages_list_says_on_stderr_which_message_could_not_be_read(
 
 
 def test_the_sync_warning_is_one_short_cleaned_line() -> None:
-    from pigeon.core.faults import skipped_words
+    from pigeon.core.unreadable import skipped_words
     from pigeon.models import Unreadable
 
     uuid = "fc286e97-a02a-4240-ae41-bc7847b963b4"

@@ -12,8 +12,8 @@ import pytest
 
 from pigeon import locations
 from pigeon.core.attachments import place_for_opening
-from pigeon.core.handoff import HandOffFailed, open_link, open_with
 from pigeon.core.links import named_host, thread_links
+from pigeon.core.programs import ProgramFailed, open_link, open_with
 from pigeon.core.runs_code import risky
 from pigeon.htmltext import readable
 from pigeon.models import ContentBlock, Message
@@ -62,7 +62,7 @@ def test_a_link_whose_words_name_another_host_is_flagged_and_a_matching_one_is_n
 
 def test_only_web_and_mail_links_are_opened() -> None:
     for target in ("javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "-oProxyCommand=x"):
-        with pytest.raises(HandOffFailed, match="opens only http, https and mailto"):
+        with pytest.raises(ProgramFailed, match="opens only http, https and mailto"):
             open_link(target)
 
 
@@ -106,7 +106,7 @@ def test_an_opened_attachment_is_private_not_executable_and_given_as_one_argumen
 def test_a_handler_that_fails_says_so_in_one_line(tmp_path: Path) -> None:
     failing = tmp_path / "fail.py"
     failing.write_text("import sys\nsys.stderr.write('no application for this type\\n')\nsys.exit(3)\n")
-    with pytest.raises(HandOffFailed, match=r"failed \(exit 3\): no application for this type"):
+    with pytest.raises(ProgramFailed, match=r"failed \(exit 3\): no application for this type"):
         open_with([sys.executable, str(failing)], str(tmp_path / "x.pdf"))
-    with pytest.raises(HandOffFailed, match="was not found"):
+    with pytest.raises(ProgramFailed, match="was not found"):
         open_with(["no-such-program-pigeon"], str(tmp_path / "x.pdf"))

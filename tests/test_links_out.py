@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pigeon.core import handoff
-from pigeon.core.handoff import NoBrowser
+from pigeon.core import programs
 from pigeon.core.links import Link, target_caution, thread_links
+from pigeon.core.programs import NoBrowser
 from pigeon.models import ContentBlock, Message
 from tests.conftest import Recorded, recording_program
 
@@ -30,17 +30,17 @@ def bare_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_with_no_browser_at_all_nothing_starts_and_it_says_so(bare_machine: Path) -> None:
     with pytest.raises(NoBrowser, match="no browser was found here; set \\$BROWSER"):
-        handoff.open_link("https://example.com/")
+        programs.open_link("https://example.com/")
 
 
 def test_a_console_browser_is_handed_back_to_run_in_the_terminal_not_started(
     bare_machine: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, record = recording_program(bare_machine, "w3m", monkeypatch)
-    command = handoff.open_link("https://example.com/a")
+    command = programs.open_link("https://example.com/a")
     assert command == ["w3m", "https://example.com/a"]
     assert record.runs() == []  # nothing drew on the app's terminal beside it
-    handoff.run_in_terminal(command)
+    programs.run_in_terminal(command)
     assert record.urls() == ["https://example.com/a"]
 
 
@@ -49,7 +49,7 @@ def test_a_console_browser_named_by_browser_is_run_in_the_terminal(
 ) -> None:
     lynx, record = recording_program(tmp_path / "bin", "lynx", monkeypatch)
     monkeypatch.setenv("BROWSER", f"no-such-browser:{lynx} -accept_all_cookies %s")
-    assert handoff.open_link("https://example.com/b") == [str(lynx), "-accept_all_cookies", "https://example.com/b"]
+    assert programs.open_link("https://example.com/b") == [str(lynx), "-accept_all_cookies", "https://example.com/b"]
     assert record.runs() == []
 
 
@@ -58,10 +58,10 @@ def test_without_a_desktop_any_browser_named_by_browser_gets_the_terminal(
 ) -> None:
     _, record = recording_program(bare_machine, "sensible-browser", monkeypatch)
     monkeypatch.setenv("BROWSER", "sensible-browser")
-    assert handoff.open_link("https://example.com/d") == ["sensible-browser", "https://example.com/d"]
+    assert programs.open_link("https://example.com/d") == ["sensible-browser", "https://example.com/d"]
     assert record.runs() == []
     monkeypatch.setenv("DISPLAY", ":0")  # with a desktop, a program not known to draw in the terminal runs apart
-    assert handoff.open_link("https://example.com/d") == []
+    assert programs.open_link("https://example.com/d") == []
     assert record.urls() == ["https://example.com/d"]
 
 
@@ -70,7 +70,7 @@ def test_with_a_desktop_the_desktop_handler_opens_it_away_from_the_terminal(
 ) -> None:
     _, record = recording_program(bare_machine, "xdg-open", monkeypatch)
     monkeypatch.setenv("DISPLAY", ":0")
-    assert handoff.open_link("https://example.com/c") == []
+    assert programs.open_link("https://example.com/c") == []
     assert record.urls() == ["https://example.com/c"]
 
 
@@ -80,7 +80,7 @@ def test_a_100000_character_link_reaches_the_browser_whole(browser: Recorded) ->
     html = Message(id="m2", content_blocks=[ContentBlock(mime_type="text/html", content=f'<a href="{LONG}h">x</a>')])
     links = thread_links([html, message])
     assert [link.target for link in links] == [LONG + "h", LONG]
-    assert handoff.open_link(links[1].target) == []
+    assert programs.open_link(links[1].target) == []
     assert browser.urls() == [LONG]
 
 

@@ -18,9 +18,9 @@ from pigeon.cli import main
 from pigeon.core.attachments import place_for_opening
 from pigeon.files import private_file
 from pigeon.models import ContentBlock
-from pigeon.store.drafts import Drafts
+from pigeon.store.contact_drafts import ContactDrafts
+from pigeon.store.mail_drafts import MailDrafts
 from pigeon.store.mailstore import MailStore, store_path
-from pigeon.store.outgoing import Outgoing
 from pigeon_service.run import open_database
 
 
@@ -100,8 +100,8 @@ def test_the_client_store_is_0600_in_0700_folders(isolated_environment: Path) ->
 
 
 def test_drafts_are_0600_in_0700_folders_the_drafts_folder_too(isolated_environment: Path) -> None:
-    draft = Outgoing().write("To: a@example.com\n\nhello\n", kind="reply", thread_id="t1")
-    Drafts("contacts").save("c1", {"first_name": "Ada"})
+    draft = MailDrafts().write("To: a@example.com\n\nhello\n", kind="reply", thread_id="t1")
+    ContactDrafts().save("c1", {"first_name": "Ada"})
     drafts = locations.data_dir() / "drafts"
     assert [mode(p) for p in (locations.data_dir(), drafts, drafts / "mail", drafts / "contacts")] == [0o700] * 4
     made = [*(drafts / "mail").iterdir(), *(drafts / "contacts").iterdir()]

@@ -49,8 +49,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 """The largest configuration file read (a few profiles and a keymap are a few kilobytes)."""
 
 # The file has a handful of keys, checked here by hand rather than by pydantic-settings: that library and the
-# pydantic machinery it loads cost about 0.2 s at every start, a third of the budget for the first screen of mail
-# (docs/performance.md). Unknown keys are ignored, as before.
+# pydantic machinery it loads took a large share of the time to the first screen of mail (docs/performance.md).
+# Unknown keys are ignored.
 
 
 class ConfigError(Exception):

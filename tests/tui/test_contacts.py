@@ -13,7 +13,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.core.contacts import ContactForm, FormInvalid, changes, validate
 from pigeon.models import Contact
-from pigeon.store.drafts import Drafts
+from pigeon.store.contact_drafts import ContactDrafts
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.messages import EditContact
 from pigeon.tui.screens.contacts.book import ContactBook
@@ -79,15 +79,15 @@ def test_invalid_entries_are_named_as_the_service_names_them() -> None:
 
 
 def test_drafts_are_private_files_that_survive_and_go_when_discarded(isolated_environment: Path) -> None:
-    drafts = Drafts("contacts")
+    drafts = ContactDrafts()
     drafts.save(ADA.id or "", {"first_name": "Typed"}, reason="ServerError")
     path = drafts.folder / f"{ADA.id}.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    again = Drafts("contacts").load(ADA.id or "")
+    again = ContactDrafts().load(ADA.id or "")
     assert again is not None
     assert again.fields == {"first_name": "Typed"}
     assert again.reason == "ServerError"
-    assert Drafts("contacts").ids() == [ADA.id]
+    assert ContactDrafts().ids() == [ADA.id]
     assert drafts.discard(ADA.id or "") is True
     assert drafts.load(ADA.id or "") is None
     with pytest.raises(ValueError, match="bad draft id"):
@@ -287,7 +287,7 @@ async def test_a_failed_save_keeps_the_edit_across_a_restart(service: Service, i
         editor = await open_editor(pilot, app, contact)
         editor.query_one("#first_name", Input).value = "Typed Before The Crash"
         await pilot.press("ctrl+s")
-        await settle(pilot, app, lambda: Drafts("contacts").load(contact.id or "") is not None)
+        await settle(pilot, app, lambda: ContactDrafts().load(contact.id or "") is not None)
         assert isinstance(app.screen, ContactEditor)
         assert editor.query_one("#first_name", Input).value == "Typed Before The Crash"
         assert "kept" in str(editor.query_one("#editor-status", Static).visual.plain)  # type: ignore[union-attr]
@@ -301,7 +301,7 @@ async def test_a_failed_save_keeps_the_edit_across_a_restart(service: Service, i
         await pilot.press("ctrl+s")
         await settle(pilot, restarted, lambda: not isinstance(restarted.screen, ContactEditor))
     assert service.db.get_contact(service.alice.id, contact.id or "").first_name == "Typed Before The Crash"  # type: ignore[union-attr]
-    assert Drafts("contacts").load(contact.id or "") is None
+    assert ContactDrafts().load(contact.id or "") is None
 
 
 async def test_leaving_with_unsaved_changes_asks_first(service: Service) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pigeon.config import ComposeConfig, load_config
-from pigeon.store.outgoing import Outgoing
+from pigeon.store.mail_drafts import MailDrafts
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens import main as main_screen
 from pigeon.tui.screens.links import LinksScreen
@@ -335,7 +335,7 @@ async def test_r_hands_a_reply_to_the_editor_and_the_send_command(
         body = sent.get_content()
         assert body.startswith("On my way.\n")
         assert "> Noon?" in body
-        assert Outgoing().all() == []
+        assert MailDrafts().all() == []
 
 
 async def test_a_failed_send_keeps_the_draft_and_says_why(
@@ -351,7 +351,7 @@ async def test_a_failed_send_keeps_the_draft_and_says_why(
         await pilot.press("r")
         await settle(pilot, app, lambda: "Not sent" in notes.text)
         assert "no route to host" in notes.text
-        (kept,) = Outgoing().all()
+        (kept,) = MailDrafts().all()
         assert "On my way." in kept.path.read_text()
         assert f"pigeon drafts send {kept.id}" in notes.text
 

@@ -63,13 +63,13 @@ async def test_a_console_browser_runs_in_the_terminal_handed_over(
     newest_with_link(service, "https://docs.example.com/q4")
     app = pigeon_for(service)
     handed: list[list[str]] = []
-    original = app.core.outside.browse_in_terminal
+    original = app.core.handoff.browse_in_terminal
 
     def browse(command: list[str]) -> int:
         handed.append(command)
         return original(command)
 
-    monkeypatch.setattr(app.core.outside, "browse_in_terminal", browse)
+    monkeypatch.setattr(app.core.handoff, "browse_in_terminal", browse)
     async with app.run_test(size=SIZE) as pilot:
         await open_first_link(pilot, app)
         await settle(pilot, app, lambda: record.urls() == ["https://docs.example.com/q4"])

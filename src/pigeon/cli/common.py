@@ -89,10 +89,10 @@ def batch_collection() -> Iterator[None]:
     """The cyclic garbage collector as a batch command wants it: what was made before (modules, the core) frozen,
     so no collection walks it again, and the young generation collected every ``BATCH_YOUNG_THRESHOLD`` objects.
 
-    Measured on a first ``pigeon sync`` of 10,000 threads (``gc.callbacks``): 1,700 collections took 1.5-1.75 s of
-    the command's 12 s of CPU. Nearly every object a sync makes (a page, its messages, their models) is freed by
-    reference counting once stored, so collecting less often finds the same garbage, seldom. The app keeps its own
-    policy (``pigeon.tui.memory``): its frames, not a batch's throughput, decide there."""
+    Collections took a noticeable share of a first ``pigeon sync``'s CPU (docs/performance.md), while nearly every
+    object a sync makes (a page, its messages, their models) is freed by reference counting once stored, so
+    collecting less often finds the same garbage, seldom. The app keeps its own policy (``pigeon.tui.memory``): its
+    frames, not a batch's throughput, decide there."""
     before, frozen_before = gc.get_threshold(), gc.get_freeze_count()
     gc.freeze()
     gc.set_threshold(BATCH_YOUNG_THRESHOLD, *before[1:])

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from pigeon import __version__
-from pigeon.cli.compose import cmd_compose, cmd_drafts
+from pigeon.cli.drafts import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
 from pigeon.cli.serve import cmd_demo, cmd_serve, cmd_token_create
@@ -74,8 +74,8 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line as the full parser reads it. ``pigeon`` with the app's options alone (how the app is
-    started) is read without building every command's parser first: 4.6 of the ~200 ms to the app's first row at
-    1,000 threads (issue 16). Anything else, ``--help`` included, goes to the full parser."""
+    started) is read without building every command's parser first, which would delay the app's first row.
+    Anything else, ``--help`` included, goes to the full parser."""
     argv = list(sys.argv[1:] if argv is None else argv)
     quick = argparse.ArgumentParser(prog="pigeon", add_help=False, exit_on_error=False, parents=[_common()])
     try:

@@ -271,7 +271,7 @@ def cmd_threads_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_messages_list(args: argparse.Namespace, out: TextIO) -> int:
-    from pigeon.core.faults import unreadable_words
+    from pigeon.core.unreadable import unreadable_words
     from pigeon.models import PAGE_SIZE_DEFAULT
 
     unreadable: list[Unreadable] = []  # messages the service sent that could not be read: said on stderr

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread
 
 # The email package loads when a draft is written or sent, not at start-up: the CLI's parser and the app import
-# this module, and the package took about 4 ms of the start before the first frame (issue 16).
+# this module, and loading the package would delay the first frame.
 
 Kind = Literal["reply", "reply_all", "forward", "new"]
 KINDS: tuple[Kind, ...] = ("reply", "reply_all", "forward", "new")
@@ -215,7 +215,7 @@ def _forwarded(message: Message, contacts: dict[str, Contact]) -> str:
 # --- the edited draft -------------------------------------------------------------------------------------------
 
 
-def outgoing(text: str, *, now: datetime, needs_recipient: bool = True) -> EmailMessage:
+def message_to_send(text: str, *, now: datetime, needs_recipient: bool = True) -> EmailMessage:
     """The message to send from an edited draft: its headers as the user left them (From, To, Cc, Bcc, Reply-To,
     Subject and threading headers), a date, a message id and the body as UTF-8 text. :class:`BadDraft` when it
     names nobody to send to (if ``needs_recipient``) or an address cannot be read."""

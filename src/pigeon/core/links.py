@@ -2,7 +2,7 @@
 one should ask before it opens: words that name another host than the one it goes to (``paypal.com`` over
 ``https://evil.test``), a host not written in ASCII (``раураl.com`` in Cyrillic: shown in its ``xn--`` form, the
 form no look-alike letter survives), or a user part before the host (``https://bank.example@evil.example/``). No
-Textual here; opening one is :mod:`pigeon.core.handoff`'s.
+Textual here; opening one is :mod:`pigeon.core.programs`'s.
 """
 
 from __future__ import annotations

@@ -17,13 +17,13 @@ from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
-from pigeon.core.faults import skipped_words, unreadable_words
+from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
-from pigeon.core.outside import Outside
 from pigeon.core.session import ClientFactory, Session, store_accepts
+from pigeon.core.unreadable import skipped_words, unreadable_words
 from pigeon.store.cache import UnknownThread
-from pigeon.store.drafts import Draft, Drafts
+from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
 from pigeon.store.sync import SyncReport, fetch_thread, index_stored, sender_label, sync
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread, Unreadable, UpdateContact, WebhookSubscription
 
 __all__ = [
-    "Draft",
+    "ContactDraft",
     "MailCore",
     "MailStore",
     "NotSaved",
@@ -66,7 +66,7 @@ class MailCore(Session):
         save_settings: bool = True,
         live: bool | None = None,
         poll_interval: float | None = None,
-        drafts: Drafts | None = None,
+        contact_drafts: ContactDrafts | None = None,
     ) -> None:
         super().__init__(
             config,
@@ -81,8 +81,8 @@ class MailCore(Session):
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval
-        self.drafts = drafts or Drafts("contacts")
-        self.outside = Outside(config, self.clock)  # attachments, links and replies: what leaves Pigeon
+        self.contact_drafts = contact_drafts or ContactDrafts()
+        self.handoff = HandOff(config, self.clock)  # attachments, links and replies: what leaves Pigeon
         vault = subscription_vault(keeps_nothing=not save_settings)
         self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []
@@ -313,11 +313,11 @@ class MailCore(Session):
         await self.learn_stored_contacts()
         return list(self.contacts.values())
 
-    async def contact_draft(self, contact_id: str | None) -> Draft | None:
-        return await asyncio.to_thread(self.drafts.load, contact_id) if contact_id else None
+    async def contact_draft(self, contact_id: str | None) -> ContactDraft | None:
+        return await asyncio.to_thread(self.contact_drafts.load, contact_id) if contact_id else None
 
-    async def discard_draft(self, contact_id: str) -> None:
-        await asyncio.to_thread(self.drafts.discard, contact_id)
+    async def discard_contact_draft(self, contact_id: str) -> None:
+        await asyncio.to_thread(self.contact_drafts.discard, contact_id)
 
     async def save_contact(self, contact_id: str, request: UpdateContact, draft: dict[str, Any]) -> Contact:
         """Send an edit. On success the new version is kept everywhere (and the draft dropped); if the service
@@ -331,11 +331,11 @@ class MailCore(Session):
             raise
         except PigeonError as exc:
             try:
-                await asyncio.to_thread(self.drafts.save, contact_id, draft, reason=draft_reason(exc))
+                await asyncio.to_thread(self.contact_drafts.save, contact_id, draft, reason=draft_reason(exc))
             except OSError as problem:
                 raise NotSaved(exc, f"Could not keep the draft on disk: {problem}") from exc
             raise NotSaved(exc) from exc
-        await asyncio.to_thread(self.drafts.discard, contact_id)
+        await asyncio.to_thread(self.contact_drafts.discard, contact_id)
         self.contact_changed(updated)
         await asyncio.to_thread(self.store.put_contact, updated)
         return updated

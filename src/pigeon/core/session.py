@@ -72,8 +72,8 @@ class Session:
         return self.client_factory(self.config.base_url, self._token)
 
     async def connect(self) -> PigeonClient:
-        """The one client; the first call makes it in a thread (httpx, TLS and anyio take about 0.3 s to load, and
-        the screen keeps painting and answering keys meanwhile)."""
+        """The one client; the first call makes it in a thread (httpx, TLS and anyio take a while to load, and the
+        screen keeps painting and answering keys meanwhile)."""
         async with self._client_lock:
             if self._client is None:
                 self._client = await asyncio.to_thread(self._make_client)

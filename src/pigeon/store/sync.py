@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 16
 """Requests in flight for messages (the reference service answers them in parallel; the client's throttle halves
-them while a service says it is busy). A first sync of 10,000 threads, alternating pairs: 8 in flight 14.1-19.4 s,
-16 in flight 12.3-15.7 s, each pair faster with 16 and with less CPU on both sides; 32 no faster than 16."""
+them while a service says it is busy): a first sync was faster with 16 than with 8, with less CPU on both sides,
+and no faster with 32 (docs/performance.md)."""
 PAGE_SIZE = 100
 BATCH_MAX = 500  # threads written in one transaction at most (the writer takes what has arrived meanwhile)
 INDEX_BATCH = 200  # threads put into the search index in one transaction

@@ -17,9 +17,9 @@ from pigeon.store.cache import iso
 from pigeon.store.predicates import DONE, LABEL_VIEW, MUTED, SNOOZED, SORTS, UNREAD, VIEW_CONDITIONS, VIEWS
 from pigeon.store.search import SearchQuery, parse_query
 
-# SQLite's page cache, per connection (its default is 2 MiB each). Measured at 100,000 threads (issue 16): the
-# counting connection's scans filled its 2 MiB and the list's reads filled most of theirs, 3 MiB of the app's
-# 82 MiB; at these sizes the counts take the same time (the pages come from the system's file cache).
+# SQLite's page cache, per connection, smaller than its default: in a big mailbox the counting connection's scans
+# filled the default and the list's reads most of theirs, while with these sizes the counts take the same time (the
+# pages come from the system's file cache).
 LIST_CACHE_KIB = 1024
 COUNT_CACHE_KIB = 256
 
@@ -59,7 +59,7 @@ class ViewStore(Database):
     def __init__(self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777) -> None:
         super().__init__(path, migrations, folder_mode=folder_mode)
         self._conn.execute(f"PRAGMA cache_size = -{LIST_CACHE_KIB}")
-        # Counts for the sidebar take a while in a big mailbox (0.1 s at 100,000 threads): they read on a
+        # Counts for the sidebar take a while in a big mailbox: they read on a
         # connection of their own, so the list's reads on the UI's path never wait for them (WAL lets both read).
         self._counter: sqlite3.Connection | None = None
         self._counter_lock = threading.Lock()

@@ -44,7 +44,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.modals import HelpScreen, ask_first
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
-    from pigeon.core.outbox import OutgoingDraft
+    from pigeon.core.drafts import MailDraft
     from pigeon.core.session import PigeonClient
     from pigeon.models import Contact, Inbox, WebhookSubscription
     from pigeon.tui.messages import BrowseInTerminal
@@ -274,19 +274,19 @@ class PigeonApp(ReportsFailures, App[None]):
         """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then send it."""
         from textual.app import SuspendNotSupported
 
-        from pigeon.core.handoff import HandOffFailed
+        from pigeon.core.programs import ProgramFailed
 
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
             try:
                 with self.suspend():
-                    edited = outside.edit(event.draft)
+                    edited = handoff.edit(event.draft)
             except SuspendNotSupported:  # (no terminal to hand over: headless tests; an editor needs none there)
                 if not self.is_headless:
                     self.notify("This terminal cannot hand over to an editor.", severity="error", markup=False)
                     return
-                edited = outside.edit(event.draft)
-        except (HandOffFailed, OSError) as exc:
+                edited = handoff.edit(event.draft)
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the editor: {exc}", severity="error", timeout=10, markup=False)
             return
         if edited.changed:
@@ -299,28 +299,28 @@ class PigeonApp(ReportsFailures, App[None]):
         the app. Where the terminal cannot be handed over, the link is copied instead."""
         from textual.app import SuspendNotSupported
 
-        from pigeon.core.handoff import HandOffFailed
+        from pigeon.core.programs import ProgramFailed
 
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
             try:
                 with self.suspend():
-                    outside.browse_in_terminal(event.command)
+                    handoff.browse_in_terminal(event.command)
             except SuspendNotSupported:  # (headless tests: no terminal to take)
                 if not self.is_headless:
                     self.copy_to_clipboard(event.link)
                     self.notify("This terminal cannot hand over to a browser: copied the link.", markup=False)
                     return
-                outside.browse_in_terminal(event.command)
-        except (HandOffFailed, OSError) as exc:
+                handoff.browse_in_terminal(event.command)
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the link: {exc}", severity="error", timeout=10, markup=False)
 
     @work(group="send", exit_on_error=False, description="sending")
-    async def send_draft(self, draft: OutgoingDraft) -> None:
-        from pigeon.core.outbox import SendFailed
+    async def send_draft(self, draft: MailDraft) -> None:
+        from pigeon.core.drafts import SendFailed
 
         try:
-            said = await self.core.outside.send(draft)
+            said = await self.core.handoff.send(draft)
         except SendFailed as exc:
             self.notify(str(exc), title="Not sent", severity="error", timeout=15, markup=False)
             return

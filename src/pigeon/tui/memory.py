@@ -1,10 +1,9 @@
 """The cyclic garbage collector and Pigeon's frames (see docs/performance.md).
 
 A full collection walks every tracked object. Left to itself, the collector starts one whenever enough objects
-were made, which is while the user is working: one landed in the frame of an opened thread and held it for 10 to
-60 ms. So start-up's objects are frozen (they live as long as the app), and full collections run when nobody is
-typing (or at the latest every two minutes); the young generations still collect on their own, in a millisecond
-or two.
+were made, which is while the user is working: one landed in the frame of an opened thread and held it, a pause
+the user saw. So start-up's objects are frozen (they live as long as the app), and full collections run when
+nobody is typing (or at the latest every two minutes); the young generations still collect on their own, quickly.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ def freeze_start_up() -> None:
 
     ``pigeon`` turns the collector off before Textual is imported: start-up makes hundreds of thousands of
     long-lived objects (modules, classes, the DOM, styles), and the collector walked them two or three times before
-    the first frame, about 60 ms. Called after each stage of start-up: the first frame, the models loaded, the
+    the first frame. Called after each stage of start-up: the first frame, the models loaded, the
     client made."""
     gc.freeze()
     young, middle, _full = gc.get_threshold()

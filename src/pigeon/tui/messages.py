@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from pigeon.core.outbox import OutgoingDraft
+    from pigeon.core.drafts import MailDraft
     from pigeon.models import Contact
 
 
@@ -73,6 +73,6 @@ class BrowseInTerminal(Message):
 class EditDraft(Message):
     """Hand the terminal to the user's editor on a draft, then send what was written (the App does both)."""
 
-    def __init__(self, draft: OutgoingDraft) -> None:
+    def __init__(self, draft: MailDraft) -> None:
         super().__init__()
         self.draft = draft

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pigeon.models import Contact, Message, Recipient
 
 BODY_LIMIT = 200_000
-"""Characters of one text block shown; the rest is summarised (a 2 MB body stays responsive)."""
+"""Characters of one text block shown; the rest is summarised (a huge body stays responsive)."""
 
 
 def safe(text: object, *, style: str = "") -> Content:
@@ -129,8 +129,8 @@ def recipients_by_type(recipients: list[Recipient], contacts: dict[str, Contact]
 
 
 def load_readers() -> None:
-    """Import what turns mail bodies into text (inscriptis for HTML, Rich's Markdown): about 0.1 s that would
-    otherwise land on the first HTML or Markdown message opened. Called in a thread after the first frame."""
+    """Import what turns mail bodies into text (inscriptis for HTML, Rich's Markdown): a pause that would otherwise
+    land on the first HTML or Markdown message opened. Called in a thread after the first frame."""
     import rich.markdown  # noqa: F401
 
     from pigeon.htmltext import load

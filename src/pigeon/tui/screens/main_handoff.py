@@ -14,8 +14,8 @@ from textual import work
 from textual.content import Content
 
 from pigeon.core.attachments import attachment_filename
-from pigeon.core.handoff import HandOffFailed, NoBrowser
 from pigeon.core.links import Link, thread_links
+from pigeon.core.programs import NoBrowser, ProgramFailed
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import BrowseInTerminal, EditDraft
 from pigeon.tui.render import human_size, safe_line
@@ -63,12 +63,12 @@ class HandsOff(Reading):
 
     @work(group="save", exit_on_error=False, description="saving the attachment")
     async def save_attachment(self, block: ContentBlock, overwrite: bool = False) -> None:
-        outside = self.core.outside
+        handoff = self.core.handoff
         try:
-            path = await outside.save_attachment(block, overwrite=overwrite)
+            path = await handoff.save_attachment(block, overwrite=overwrite)
         except FileExistsError as exc:  # (the real place named, not a link on the way to it)
             name = attachment_filename(block.filename)
-            where = safe_line(str(Path(exc.filename or outside.download_dir).parent))
+            where = safe_line(str(Path(exc.filename or handoff.download_dir).parent))
             question = Content.assemble("Replace ", safe_line(name, style="bold"), " in ", where, "?")
 
             def answer(yes: bool | None) -> None:
@@ -105,8 +105,8 @@ class HandsOff(Reading):
     @work(group="open", exit_on_error=False, description="opening the attachment")
     async def run_open_attachment(self, block: ContentBlock) -> None:
         try:
-            path = await self.core.outside.open_attachment(block)
-        except (HandOffFailed, OSError) as exc:
+            path = await self.core.handoff.open_attachment(block)
+        except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the attachment: {exc}", severity="error", markup=False)
             return
         self.notify(f"Opened {path.name}", markup=False, timeout=3)
@@ -154,13 +154,13 @@ class HandsOff(Reading):
         """In the browser; a console browser gets the terminal while the app is suspended; with none, the link is
         copied and shown."""
         try:
-            command = await self.core.outside.open_link(link.target)
+            command = await self.core.handoff.open_link(link.target)
         except NoBrowser as exc:
             self.app.copy_to_clipboard(link.target)
             shown = clean_line(link.target, limit=300)
             self.notify(f"Not opened ({exc}). Copied the link: {shown}", severity="warning", markup=False)
             return
-        except HandOffFailed as exc:
+        except ProgramFailed as exc:
             self.notify(f"Could not open the link: {exc}", severity="warning", markup=False)
             return
         if command:
@@ -190,7 +190,7 @@ class HandsOff(Reading):
         if chosen != "new" and not messages:
             self.notify("This thread's messages are not here yet; open it first.", severity="warning", markup=False)
             return
-        draft = await core.outside.start_draft(
+        draft = await core.handoff.start_draft(
             chosen, thread, messages, core.inboxes, core.contacts, inbox_id=self.inbox_id
         )
         self.post_message(EditDraft(draft))

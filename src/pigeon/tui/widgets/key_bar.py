@@ -85,7 +85,7 @@ class KeyBar(Widget, can_focus=False):
     def _focus_moved(self, focused: Widget | None) -> None:
         """The keys of the newly focused widget, in the focus move's frame. The screen's signal for the move was
         sent just before (its callbacks come later) unless the screen is still starting: the keys are worked out
-        here, once, and that signal is let pass (1 ms of an Enter at a pseudo-terminal)."""
+        here, once, and that signal is let pass (working them out twice showed in an Enter's frame)."""
         self._changed()
         screen = self.screen
         signalled = screen.is_attached and all(node.is_running for node in screen.ancestors_with_self)
@@ -133,7 +133,7 @@ class KeyBar(Widget, can_focus=False):
     def render_line(self, y: int) -> Strip:
         """The bar as one strip, kept for each set of keys it has shown: opening a thread and going back alternate
         between two, and Textual's way from ``render`` to a strip (a rich ``Text`` made a ``Content``, then laid
-        out) took 2.5 ms of the 10 an Enter took at a pseudo-terminal (issue 16)."""
+        out) was a good part of an Enter's frame (docs/performance.md)."""
         width = self.size.width
         if y or width <= 0:
             return Strip.blank(width, self.rich_style)
@@ -152,7 +152,8 @@ class KeyBar(Widget, can_focus=False):
 
     def _render_bar(self) -> tuple[list[Segment], int]:
         """The bar's segments and their width in cells. Made as segments, not a rich ``Text`` laid out: the first
-        set of the reader's keys is drawn in the frame that opens a thread (its line: 0.55 -> 0.38 ms, issue 16)."""
+        set of the reader's keys is drawn in the frame that opens a thread,
+        and laying out a ``Text`` is the slower way."""
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         separator = self.get_component_rich_style("key-bar--separator")

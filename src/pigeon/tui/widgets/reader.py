@@ -20,7 +20,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
-from pigeon.core.faults import unreadable_words
+from pigeon.core.unreadable import unreadable_words
 from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean, clean_line
 from pigeon.tui.keys import bindings
@@ -351,7 +351,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self._shown = view.render(self.progress)
             static.update(self._shown)
             return
-        # Laying out a long thread (a 2 MB newsletter, tens of thousands of links) takes a second: in a thread, so
+        # Laying out a long thread (a huge newsletter, tens of thousands of links) takes a while: in a thread, so
         # that every key is answered meanwhile; a newer layout (more pages, a fold, a resize) replaces it.
         static.update(Content.styled(f"Laying out {size:,} characters…", "italic dim"))
         self._render_elsewhere(view, self.progress, self._generation)

@@ -1,7 +1,8 @@
 """A virtual thread list on Textual's Line API.
 
 Only the lines on screen are rendered, each from ``source.row(index)`` when it is first needed, and cached as a
-``Strip``; 100,000 threads cost what 40 do. Selection, scrolling, paging and mouse clicks work as in a native list.
+``Strip``; a list of any length costs what a screenful does. Selection, scrolling, paging and mouse clicks work
+as in a native list.
 """
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         top = int(self.scroll_offset.y)
         self._scroll_cursor_into_view()
         if int(self.scroll_offset.y) == top:  # no scroll: only the two rows whose look changed
-            width = self._row_width  # (not the scrollbar beside them: asked for its lines, 0.1 ms of a 2 ms j)
+            width = self._row_width  # (not the scrollbar beside them: it would be asked for its lines)
             for index in {old, value} if old != value else ():  # (a new list draws its own changed lines)
                 if top <= index < top + self.size.height:
                     self.refresh(Region(0, index - top, width, 1))
@@ -209,10 +210,9 @@ class ThreadList(ScrollView, Pane, can_focus=True):
 
     def _prepare_beside(self) -> None:
         """Draw the rows beside the cursor as they look under it, into the row cache, while the cursor rests: the
-        next ``j`` or ``k`` then finds its row drawn (drawing a row took 0.4 of the 4.8 ms a ``j`` took at a
-        pseudo-terminal, issue 16). The cursor's own row is drawn as it looks with the focus moved (opening the
-        thread, or going back to the list: 0.25 ms of the frame that opens a thread), and as it looks without the
-        cursor (the first ``j`` after a start or a new list)."""
+        next ``j`` or ``k`` then finds its row drawn (drawing a row was much of a ``j``'s frame). The cursor's own
+        row is drawn as it looks with the focus moved (opening the thread, or going back to the list), and as it
+        looks without the cursor (the first ``j`` after a start or a new list)."""
         if self._preparing is not None:
             self._preparing.pause()
         self._check_look()
@@ -335,9 +335,9 @@ class ThreadList(ScrollView, Pane, can_focus=True):
 
     def _cursor_style(self, focused: bool | None = None) -> Style:
         """The cursor row's style (as it looks with the focus on the list or not; by default as it has it),
-        worked out once a look: Textual forgets its own copy at every refresh, and a ``j`` refreshes two rows
-        (working it out again was 0.1 ms of a 2 ms ``j``, issue 16). It is brighter while the list has the focus
-        (set here, not by a ``:focus`` rule: see :mod:`pigeon.tui.widgets.pane`)."""
+        worked out once a look: Textual forgets its own copy at every refresh, and a ``j`` refreshes two rows. It is
+        brighter while the list has the focus (set here, not by a ``:focus`` rule: see
+        :mod:`pigeon.tui.widgets.pane`)."""
         focused = self.has_focus if focused is None else focused
         name = "thread-list--cursor-focused" if focused else "thread-list--cursor"
         style = self._cursor_styles.get(name)

@@ -26,7 +26,7 @@ from pigeon.core.contacts import (
     validate,
 )
 from pigeon.core.errors import FieldError, Invalid, Unauthorized
-from pigeon.core.mail import Draft, MailCore, NotSaved
+from pigeon.core.mail import ContactDraft, MailCore, NotSaved
 from pigeon.models import Contact
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import Failed
@@ -85,7 +85,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
         Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False),
     ]
 
-    def __init__(self, core: MailCore, contact: Contact, draft: Draft | None = None) -> None:
+    def __init__(self, core: MailCore, contact: Contact, draft: ContactDraft | None = None) -> None:
         super().__init__()
         self.core = core
         self.contact = contact
@@ -272,7 +272,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             return
 
         async def discard() -> None:
-            await self.core.discard_draft(self.contact.id or "")
+            await self.core.discard_contact_draft(self.contact.id or "")
             self.dismiss(None)
 
         ask_first(

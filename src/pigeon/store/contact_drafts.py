@@ -1,6 +1,7 @@
-"""Edits that have not reached the service yet, kept on disk until they are saved or discarded.
+"""Contact drafts: edits of a contact that have not reached the service yet, kept on disk until they are saved or
+discarded.
 
-One JSON file per draft under ``<data dir>/drafts/<kind>/<id>.json``, written atomically and readable only by the
+One JSON file per contact under ``<data dir>/drafts/contacts/<id>.json``, written atomically and readable only by the
 user. A failed save never loses what was typed, even if the app is closed.
 """
 
@@ -22,51 +23,46 @@ MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
-class Draft:
-    kind: str
+class ContactDraft:
     id: str
     fields: dict[str, Any]
     saved_at: datetime
     reason: str = ""
 
 
-class Drafts:
-    """Drafts of one kind (``contacts``)."""
+class ContactDrafts:
+    """The folder of contact drafts, one file per contact id."""
 
-    def __init__(self, kind: str, folder: Path | None = None) -> None:
-        if not _SAFE_ID.match(kind):
-            raise ValueError(f"bad draft kind {kind!r}")
-        self.kind = kind
+    def __init__(self, folder: Path | None = None) -> None:
         self._folder = folder
 
     @property
     def folder(self) -> Path:
-        return self._folder or locations.data_dir() / "drafts" / self.kind
+        return self._folder or locations.data_dir() / "drafts" / "contacts"
 
-    def _path(self, item_id: str) -> Path:
-        if not _SAFE_ID.match(item_id) or item_id in {".", ".."}:
-            raise ValueError(f"bad draft id {item_id!r}")
-        return self.folder / f"{item_id}.json"
+    def _path(self, contact_id: str) -> Path:
+        if not _SAFE_ID.match(contact_id) or contact_id in {".", ".."}:
+            raise ValueError(f"bad draft id {contact_id!r}")
+        return self.folder / f"{contact_id}.json"
 
-    def save(self, item_id: str, fields: dict[str, Any], *, reason: str = "") -> Draft:
-        draft = Draft(self.kind, item_id, fields, datetime.now(UTC), reason)
-        path = self._path(item_id)
+    def save(self, contact_id: str, fields: dict[str, Any], *, reason: str = "") -> ContactDraft:
+        draft = ContactDraft(contact_id, fields, datetime.now(UTC), reason)
+        path = self._path(contact_id)
         payload = {"fields": fields, "saved_at": draft.saved_at.isoformat(), "reason": reason}
         write_private(path, json.dumps(payload, ensure_ascii=False, indent=1).encode())
         return draft
 
-    def load(self, item_id: str) -> Draft | None:
-        """The draft of ``item_id``, or ``None`` (also when the file is unreadable or over :data:`MAX_BYTES`: it is
+    def load(self, contact_id: str) -> ContactDraft | None:
+        """The draft of ``contact_id``, or ``None`` (also when the file is unreadable or over :data:`MAX_BYTES`: it is
         then left for a human)."""
         try:
-            with self._path(item_id).open("rb") as handle:
+            with self._path(contact_id).open("rb") as handle:
                 raw = handle.read(MAX_BYTES + 1)
             if len(raw) > MAX_BYTES:
                 return None
             data = json.loads(raw.decode("utf-8"))
-            return Draft(
-                self.kind,
-                item_id,
+            return ContactDraft(
+                contact_id,
                 dict(data["fields"]),
                 datetime.fromisoformat(data["saved_at"]),
                 data.get("reason", ""),
@@ -74,9 +70,9 @@ class Drafts:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def discard(self, item_id: str) -> bool:
+    def discard(self, contact_id: str) -> bool:
         try:
-            self._path(item_id).unlink()
+            self._path(contact_id).unlink()
         except FileNotFoundError:
             return False
         return True

@@ -1,4 +1,5 @@
-"""Faults said once, in one line each: what a sync left out, and where a thread's unreadable messages would be."""
+"""Unreadable records said in one line each: what a sync left out, and where a thread's unreadable messages would
+be (the record itself is :class:`pigeon.models.Unreadable`)."""
 
 from __future__ import annotations
 

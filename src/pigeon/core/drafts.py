@@ -1,7 +1,7 @@
-"""Replies handed off: a draft written for the user's editor, then given to ``send_command`` (or, without one, to
-the mail handler as a ``mailto:`` link). The draft stays on disk until that succeeds; a failure keeps it with its
-reason, and ``pigeon drafts`` lists and sends it again. Used alike by the TUI (through the mail core) and the CLI.
-No Textual here.
+"""Mail drafts from written to sent: a reply, forward or new message written for the user's editor, then given to
+``send_command`` (or, without one, to the mail handler as a ``mailto:`` link). The draft stays on disk
+(:mod:`pigeon.store.mail_drafts`) until that succeeds; a failure keeps it with its reason, and ``pigeon drafts``
+lists and sends it again. Used alike by the TUI (through the mail core's hand-off) and the CLI. No Textual here.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pigeon.config import Config
-from pigeon.core import handoff
-from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, outgoing
-from pigeon.core.handoff import HandOffFailed
+from pigeon.core import programs
+from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, message_to_send
+from pigeon.core.programs import ProgramFailed
 from pigeon.sanitize import clean_line
-from pigeon.store.outgoing import MAX_DRAFT_BYTES, DraftTooBig, Outgoing, OutgoingDraft, UnknownDraft
+from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, DraftTooBig, MailDraft, MailDrafts, UnknownDraft
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread
 
-__all__ = ["MAX_DRAFT_BYTES", "Edited", "Outbox", "OutgoingDraft", "SendFailed", "UnknownDraft"]
+__all__ = ["MAX_DRAFT_BYTES", "Drafts", "Edited", "MailDraft", "SendFailed", "UnknownDraft"]
 
 SENT_AS_WRITTEN = {"text/plain"}
 PLAIN_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
@@ -42,12 +42,14 @@ class Edited:
     said: str = ""
 
 
-class Outbox:
+class Drafts:
+    """The user's mail drafts: start one, edit it, send it; list, find and discard those kept."""
+
     def __init__(
-        self, config: Config, outgoing_drafts: Outgoing | None = None, clock: Callable[[], datetime] | None = None
+        self, config: Config, stored: MailDrafts | None = None, clock: Callable[[], datetime] | None = None
     ) -> None:
         self.config = config
-        self.drafts = outgoing_drafts or Outgoing()
+        self.stored = stored or MailDrafts()
         self.clock = clock or (lambda: datetime.now(UTC))
 
     def start(
@@ -59,81 +61,89 @@ class Outbox:
         contacts: dict[str, Contact],
         *,
         inbox_id: str | None = None,
-    ) -> OutgoingDraft:
+    ) -> MailDraft:
         """Write the draft of a reply (all), forward or new message, kept until it is sent."""
         text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
-        return self.drafts.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
+        return self.stored.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
 
-    def edit(self, draft: OutgoingDraft, *, drop_unchanged: bool = True) -> Edited:
+    def edit(self, draft: MailDraft, *, drop_unchanged: bool = True) -> Edited:
         """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
         draft left as it was is dropped, as mutt drops an unchanged message (a kept one stays)."""
-        before = self.drafts.fingerprint(draft)
-        code = handoff.edit(str(draft.path.resolve()))
+        before = self.stored.fingerprint(draft)
+        code = programs.edit(str(draft.path.resolve()))
         if code != 0:
             return Edited(False, f"The editor exited with code {code}; the draft is kept: pigeon drafts")
-        if self.drafts.fingerprint(draft) == before:
+        if self.stored.fingerprint(draft) == before:
             if drop_unchanged:
-                self.drafts.discard(draft)
+                self.stored.discard(draft)
                 return Edited(False, "The draft was not changed: nothing sent.")
             return Edited(False, "The draft was not changed: it is kept, not sent.")
         return Edited(True)
 
-    def send(self, draft: OutgoingDraft) -> str:
+    def send(self, draft: MailDraft) -> str:
         """Hand the edited draft on; what happened, in one line. :class:`SendFailed` (the draft kept, with the
         reason noted for ``pigeon drafts``) if it could not be."""
         command = self.config.compose.send_command
         try:
             try:
-                text = self.drafts.text(draft)
+                text = self.stored.text(draft)
             except DraftTooBig as exc:
                 raise BadDraft(too_big_words(int(exc.args[0]), draft.id)) from None
             refuse_unsendable(text)
-            message = outgoing(text, now=self.clock(), needs_recipient=bool(command))
+            message = message_to_send(text, now=self.clock(), needs_recipient=bool(command))
             if command:
-                handoff.send(command, message.as_bytes())
+                programs.send(command, message.as_bytes())
                 said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
             else:
                 try:
-                    handoff.open_with(self.config.ui.open_command, mailto_url(message))
-                except HandOffFailed as exc:  # (say how to send, not only how to open)
-                    raise HandOffFailed(  # (the advice first: a long cause is what gets cut)
+                    programs.open_with(self.config.ui.open_command, mailto_url(message))
+                except ProgramFailed as exc:  # (say how to send, not only how to open)
+                    raise ProgramFailed(  # (the advice first: a long cause is what gets cut)
                         'no send_command is set: set send_command in the [compose] table (e.g. ["msmtp", "-t"]), '
                         f"or open_command in [ui] for the mailto: link, which could not be opened: {exc}"
                     ) from None
                 said = "Handed to the mail program (no send_command in [compose])."
-        except (BadDraft, HandOffFailed, OSError) as exc:
+        except (BadDraft, ProgramFailed, OSError) as exc:
             reason = clean_line(str(exc), limit=300)
             with contextlib.suppress(OSError):  # (the draft itself is what must not be lost)
-                self.drafts.note_failure(draft, reason)
+                self.stored.note_failure(draft, reason)
             raise SendFailed(f"Not sent: {reason}. The draft is kept: pigeon drafts send {draft.id}") from None
-        self.drafts.discard(draft)
+        self.stored.discard(draft)
         return said
 
-    def get(self, draft_id: str) -> OutgoingDraft:
+    def get(self, draft_id: str) -> MailDraft:
         """A draft by its id or a unique beginning of it; :class:`UnknownDraft` otherwise."""
-        found = [d for d in self.drafts.all() if d.id.startswith(draft_id.strip())] if draft_id.strip() else []
+        found = [d for d in self.stored.all() if d.id.startswith(draft_id.strip())] if draft_id.strip() else []
         exact = [d for d in found if d.id == draft_id.strip()]
         if exact or len(found) == 1:
             return (exact or found)[0]
         why = "names several drafts; give more of the id" if found else "names no draft"
         raise UnknownDraft(f"{clean_line(draft_id, limit=40)!r} {why} (see `pigeon drafts`)")
 
-    def all(self) -> list[OutgoingDraft]:
-        return self.drafts.all()
+    def all(self) -> list[MailDraft]:
+        return self.stored.all()
 
-    def summary(self, draft: OutgoingDraft) -> tuple[str, str]:
+    @property
+    def folder(self) -> Path:
+        """Where the drafts are kept (for messages that name it)."""
+        return self.stored.folder
+
+    def discard(self, draft: MailDraft) -> None:
+        self.stored.discard(draft)
+
+    def summary(self, draft: MailDraft) -> tuple[str, str]:
         """A draft's To and Subject, cleaned, for a list (its headers alone are read)."""
         from email import policy
         from email.parser import Parser
 
         try:
-            headers = Parser(policy=policy.default).parsestr(self.drafts.headers(draft), headersonly=True)
+            headers = Parser(policy=policy.default).parsestr(self.stored.headers(draft), headersonly=True)
             to, subject = str(headers.get("To", "") or ""), str(headers.get("Subject", "") or "")
         except (OSError, ValueError, IndexError):
             to, subject = "", "(unreadable)"
         return clean_line(to, limit=60), clean_line(subject, limit=80)
 
-    def status(self, draft: OutgoingDraft) -> str:
+    def status(self, draft: MailDraft) -> str:
         """Where a kept draft stands, in one line: too big to send, why it was not sent, or not tried yet."""
         if draft.too_big:
             return too_big_words(draft.size, draft.id)

@@ -1,6 +1,6 @@
-"""Replies from the command line, and the drafts that were not sent: ``pigeon reply THREAD`` (and ``reply-all``,
-``forward``, ``compose``: the hand-off verbs of the action registry) opens the editor here, then the send command;
-``pigeon drafts`` lists what is waiting, ``pigeon drafts send ID`` tries again, ``edit`` and ``discard`` too."""
+"""Mail drafts from the command line: ``pigeon reply THREAD`` (and ``reply-all``, ``forward``, ``compose``: the
+hand-off verbs of the action registry) opens the editor here, then the send command; ``pigeon drafts`` lists what
+is waiting, ``pigeon drafts send ID`` tries again, ``edit`` and ``discard`` too."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pigeon.core.actions import BY_ID
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
-    from pigeon.core.outbox import Outbox, OutgoingDraft
+    from pigeon.core.drafts import Drafts, MailDraft
     from pigeon.models import Message, Thread
 
 
@@ -39,34 +39,34 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     thread, messages = asyncio.run(prepare())
     if kind != "new" and not messages:
         raise UsageError("The thread's messages are not in the local store: run `pigeon sync` first.")
-    outbox = core.outside.outbox
+    drafts = core.handoff.drafts
     try:
-        draft = outbox.start(kind, thread, messages, core.inboxes, core.contacts)
+        draft = drafts.start(kind, thread, messages, core.inboxes, core.contacts)
     except OSError as exc:  # (a full disk, a read-only data folder)
-        raise UsageError(f"Cannot write the draft in {outbox.drafts.folder}: {exc.strerror or exc}") from None
-    return _edit_then_send(outbox, draft, out)
+        raise UsageError(f"Cannot write the draft in {drafts.folder}: {exc.strerror or exc}") from None
+    return _edit_then_send(drafts, draft, out)
 
 
-def _edit_then_send(outbox: Outbox, draft: OutgoingDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
+def _edit_then_send(drafts: Drafts, draft: MailDraft, out: TextIO, *, drop_unchanged: bool = True) -> int:
     """The editor on the draft here, then the send command if it was changed (a new draft left as it was is
     dropped; a kept one stays)."""
-    from pigeon.core.handoff import HandOffFailed
+    from pigeon.core.programs import ProgramFailed
 
     try:
-        edited = outbox.edit(draft, drop_unchanged=drop_unchanged)
-    except HandOffFailed as exc:
+        edited = drafts.edit(draft, drop_unchanged=drop_unchanged)
+    except ProgramFailed as exc:
         raise UsageError(f"{exc} (the draft is kept: pigeon drafts)") from None
     if not edited.changed:
         out.write(edited.said + "\n")
         return EXIT_OK
-    return _send(outbox, draft, out)
+    return _send(drafts, draft, out)
 
 
-def _send(outbox: Outbox, draft: OutgoingDraft, out: TextIO) -> int:
-    from pigeon.core.outbox import SendFailed
+def _send(drafts: Drafts, draft: MailDraft, out: TextIO) -> int:
+    from pigeon.core.drafts import SendFailed
 
     try:
-        out.write(outbox.send(draft) + "\n")
+        out.write(drafts.send(draft) + "\n")
     except SendFailed as exc:
         return fail(str(exc), EXIT_SERVICE)
     return EXIT_OK
@@ -74,32 +74,32 @@ def _send(outbox: Outbox, draft: OutgoingDraft, out: TextIO) -> int:
 
 def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
     """List the drafts not sent, or send, edit or discard one."""
-    from pigeon.core.outbox import UnknownDraft
+    from pigeon.core.drafts import UnknownDraft
 
-    outbox = core_of(args, online=False, local=False).outside.outbox
+    drafts = core_of(args, online=False, local=False).handoff.drafts
     action = getattr(args, "draft_action", None) or "list"
     if action == "list":
-        drafts = outbox.all()
-        if not drafts:
+        waiting = drafts.all()
+        if not waiting:
             out.write("No drafts waiting: every reply was sent.\n")
             return EXIT_OK
-        rows = [(d.id, when(d.saved_at), *outbox.summary(d)) for d in drafts]
+        rows = [(d.id, when(d.saved_at), *drafts.summary(d)) for d in waiting]
         out.write(table(("ID", "WRITTEN", "TO", "SUBJECT"), rows) + "\n")
-        for draft in drafts:  # (the command's own words, whole: a table cell would cut them)
-            out.write(f"{draft.id}: {clean_line(outbox.status(draft))}\n")
+        for draft in waiting:  # (the command's own words, whole: a table cell would cut them)
+            out.write(f"{draft.id}: {clean_line(drafts.status(draft))}\n")
         out.write("pigeon drafts send ID sends one again; edit ID opens it; discard ID drops it.\n")
         return EXIT_OK
     try:
-        draft = outbox.get(args.draft_id)
+        draft = drafts.get(args.draft_id)
     except UnknownDraft as exc:
         raise UsageError(str(exc)) from None
     if action == "discard":
         try:
-            outbox.drafts.discard(draft)
+            drafts.discard(draft)
         except OSError as exc:
-            raise UsageError(f"Cannot discard {draft.id} in {outbox.drafts.folder}: {exc.strerror or exc}") from None
+            raise UsageError(f"Cannot discard {draft.id} in {drafts.folder}: {exc.strerror or exc}") from None
         out.write(f"Discarded {draft.id}.\n")
         return EXIT_OK
     if action == "edit":
-        return _edit_then_send(outbox, draft, out, drop_unchanged=False)
-    return _send(outbox, draft, out)
+        return _edit_then_send(drafts, draft, out, drop_unchanged=False)
+    return _send(drafts, draft, out)

@@ -1,4 +1,4 @@
-"""Messages on their way out: replies and forwards written in the user's editor, kept on disk until the send
+"""Mail drafts: replies, forwards and new messages written in the user's editor, kept on disk until the send
 command has taken them (a failure keeps them, with its reason, for ``pigeon drafts``).
 
 One ``<id>.eml`` per message under ``<data dir>/drafts/mail/`` (the text the editor edits: headers, a blank line,
@@ -38,7 +38,7 @@ class DraftTooBig(Exception):
 
 
 @dataclass(frozen=True)
-class OutgoingDraft:
+class MailDraft:
     id: str
     path: Path
     kind: str
@@ -52,8 +52,8 @@ class OutgoingDraft:
         return self.size > MAX_DRAFT_BYTES
 
 
-class Outgoing:
-    """The folder of messages not sent yet."""
+class MailDrafts:
+    """The folder of mail drafts not sent yet."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self._folder = folder
@@ -67,16 +67,16 @@ class Outgoing:
             raise UnknownDraft(f"no draft {draft_id!r} (see `pigeon drafts`)")
         return self.folder / f"{draft_id}.eml", self.folder / f"{draft_id}.json"
 
-    def write(self, text: str, *, kind: str, thread_id: str = "", now: datetime | None = None) -> OutgoingDraft:
+    def write(self, text: str, *, kind: str, thread_id: str = "", now: datetime | None = None) -> MailDraft:
         """Keep a new draft; its file is what the editor opens."""
         when = now or datetime.now(UTC)
         draft_id = f"{when:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         eml, about = self._paths(draft_id)
         write_private(eml, text.encode())
         write_private(about, json.dumps({"kind": kind, "thread_id": thread_id, "saved_at": when.isoformat()}).encode())
-        return OutgoingDraft(draft_id, eml, kind, thread_id, when)
+        return MailDraft(draft_id, eml, kind, thread_id, when)
 
-    def get(self, draft_id: str) -> OutgoingDraft:
+    def get(self, draft_id: str) -> MailDraft:
         eml, about = self._paths(draft_id)
         if not eml.is_file():
             raise UnknownDraft(f"no draft {draft_id!r} (see `pigeon drafts`)")
@@ -89,7 +89,7 @@ class Outgoing:
             data, saved = {}, datetime.fromtimestamp(eml.stat().st_mtime, UTC)
         if not isinstance(data, dict):
             data = {}
-        return OutgoingDraft(
+        return MailDraft(
             draft_id,
             eml,
             str(data.get("kind", "")),
@@ -99,7 +99,7 @@ class Outgoing:
             size,
         )
 
-    def text(self, draft: OutgoingDraft) -> str:
+    def text(self, draft: MailDraft) -> str:
         """The whole draft, to send it; :class:`DraftTooBig` (nothing read past the limit) over
         :data:`MAX_DRAFT_BYTES`."""
         with draft.path.open("rb") as handle:
@@ -109,14 +109,14 @@ class Outgoing:
             raise DraftTooBig(max(size, len(data)))
         return data.decode("utf-8", errors="replace")
 
-    def headers(self, draft: OutgoingDraft) -> str:
+    def headers(self, draft: MailDraft) -> str:
         """The draft's headers (up to the blank line), read no further than :data:`HEADER_BYTES`."""
         with draft.path.open("rb") as handle:
             data = handle.read(HEADER_BYTES)
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
         return text.partition("\n\n")[0] + "\n"
 
-    def fingerprint(self, draft: OutgoingDraft) -> str:
+    def fingerprint(self, draft: MailDraft) -> str:
         """A digest of the draft's bytes, read in pieces (whether the editor changed it, whatever its size)."""
         digest = hashlib.sha256()
         with draft.path.open("rb") as handle:
@@ -124,17 +124,17 @@ class Outgoing:
                 digest.update(chunk)
         return digest.hexdigest()
 
-    def note_failure(self, draft: OutgoingDraft, error: str) -> None:
+    def note_failure(self, draft: MailDraft, error: str) -> None:
         """Why the draft was not sent (``pigeon drafts`` shows it)."""
         _, about = self._paths(draft.id)
         note = {"kind": draft.kind, "thread_id": draft.thread_id, "saved_at": draft.saved_at.isoformat()}
         write_private(about, json.dumps({**note, "error": error}).encode())
 
-    def discard(self, draft: OutgoingDraft) -> None:
+    def discard(self, draft: MailDraft) -> None:
         for path in self._paths(draft.id):
             path.unlink(missing_ok=True)
 
-    def all(self) -> list[OutgoingDraft]:
+    def all(self) -> list[MailDraft]:
         """Every draft, oldest first."""
         if not self.folder.is_dir():
             return []
