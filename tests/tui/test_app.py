@@ -16,7 +16,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import make_app
 from pigeon.tui.screens.login import LoginScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
@@ -112,7 +112,7 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
 
 
 async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(service: Service) -> None:
-    from pigeon.tui.screens.main_list import SEARCH_DELAY
+    from pigeon.tui.screens.mail.threads import SEARCH_DELAY
 
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
@@ -504,7 +504,7 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
 ) -> None:
     import types
 
-    from pigeon.tui import live
+    from pigeon.tui.screens.mail import live
 
     monkeypatch.setattr(live, "time", types.SimpleNamespace(monotonic=lambda: 100.0))  # every report in one instant
     shown: list[str] = []

@@ -17,7 +17,7 @@ from pigeon.store.sync import recipients_of, who_of
 PROBE = """
 import json, sys
 import pigeon.cli  # what `pigeon` imports before it runs
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 
 seen = {}

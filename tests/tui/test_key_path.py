@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from pigeon.tui.compositor import LineCompositor
 from pigeon.tui.frames import FOCUS_FRAME_WAIT
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import SteadyScrollBar

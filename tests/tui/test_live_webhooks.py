@@ -23,7 +23,7 @@ from pigeon.server.live import live_traffic
 from pigeon.server.run import ServiceThread, start_in_thread
 from pigeon.server.webhooks import DeliveryPolicy
 from pigeon.tui.app import PigeonApp, make_app
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, settle
 
 MINUTE = 60.0
