@@ -42,13 +42,16 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         assert len(threads.source) == 25
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        # The rows show while the first sync is still under way; the sidebar lists the inboxes when it is over.
+        await settle(pilot, app, lambda: screen.synced)
+        await settle(pilot, app)
         inboxes = app.screen.query_one(InboxList)
         ids = [inboxes.get_option_at_index(i).id for i in range(inboxes.option_count)]
         views = ["view:inbox", "view:unread", "view:starred", "view:snoozed", "view:done", "view:all"]
         assert ids[:6] == views
         assert len([i for i in ids if i and i.startswith("inbox:")]) == 4
         team = next(i for i in app.core.inboxes if i.display_name == "Team")
-        screen: MainScreen = app.screen  # type: ignore[assignment]
         screen.select_inbox(team.id or "")  # what the palette's "Go to inbox" runs
         await settle(pilot, app)
         assert 0 < len(threads.source) < 25
