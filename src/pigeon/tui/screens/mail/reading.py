@@ -65,7 +65,7 @@ class ReaderPart(Part):
     def open_id(self) -> str | None:
         """The thread the user is reading, if in the reader."""
         thread = self.widget.thread
-        return thread.id or None if self.active and thread is not None else None
+        return (thread.id or None) if self.active and thread is not None else None
 
     def highlighted(self, thread_id: str) -> None:
         """Preview the highlighted thread once the cursor rests on it: read and laid out, so Enter only moves the
