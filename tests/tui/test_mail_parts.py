@@ -13,14 +13,19 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from pigeon.core.actions import Action
 from pigeon.core.errors import ConnectionFailed
 from pigeon.core.listing import ThreadRow
 from pigeon.core.live import Mode
 from pigeon.core.mail import MailCore
 from pigeon.models import Message, Thread
+from pigeon.store.triage import Change
 from pigeon.tui.screens.mail import live as live_part
 from pigeon.tui.screens.mail.live import LivePart
 from pigeon.tui.screens.mail.reading import ReaderPart, ThreadOpened
+from pigeon.tui.screens.mail.threads import Changed
+from pigeon.tui.screens.mail.triage import Triaged, TriagePart
+from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import settle
@@ -36,6 +41,7 @@ class Host(Screen[None]):
         self.shown = 0
         self.changed: list[list[str]] = []
         self.opened: list[str] = []
+        self.triaged: list[tuple[list[str], bool, bool, int]] = []
         self.after_frame: list[Callable[[], object]] = []
 
     def compose(self) -> ComposeResult:
@@ -62,6 +68,10 @@ class Host(Screen[None]):
     # what the reader says up
     def on_thread_opened(self, event: ThreadOpened) -> None:
         self.opened.append(event.thread_id)
+
+    # what triage says up
+    def on_triaged(self, event: Triaged) -> None:
+        self.triaged.append((event.ids, event.left, event.followed, event.at))
 
     def after_focus_frame(self, callback: Callable[[], object]) -> None:
         self.after_frame.append(callback)
@@ -237,3 +247,55 @@ async def test_when_the_open_thread_leaves_the_list_the_reader_follows_as_config
             assert reader.thread is not None
             assert reader.thread.id == opens
             assert host.focused is reader
+
+
+# --- triage ---------------------------------------------------------------------------------------------------
+
+
+class ApplyingCore:
+    """The little of the mail core triage uses: a change applied, and recorded."""
+
+    def __init__(self) -> None:
+        self.applied: list[tuple[str | None, list[str], dict[str, Any]]] = []
+
+    def apply(self, action: Action, ids: list[str], **how: Any) -> Change:
+        self.applied.append((action.op, list(ids), how))
+        return Change(action.op or "", len(ids), how.get("on", True))
+
+
+async def leaving(
+    targets: list[str] | Callable[[], list[str]], change: Callable[[list[str]], Any], *, watch: str | None = None
+) -> Changed:
+    """The list's change, as if every thread changed left the view (the cursor was on the second row)."""
+    ids = targets() if callable(targets) else targets
+    return Changed(change(ids), left=len(ids), watched_left=watch in ids, at=1)
+
+
+async def test_a_bulk_triage_asks_first_then_changes_the_threads_and_says_which_left() -> None:
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host = cast(Host, app.screen)
+        core = ApplyingCore()
+        part = TriagePart(host, cast(MailCore, core), leaving)
+        many = [f"t{n}" for n in range(60)]
+        part.act("done", many, turns_on=True, watch=None)
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert core.applied == []  # nothing changes before the answer
+        await pilot.press("y")
+        await settle(pilot, lambda: bool(host.triaged))
+        assert core.applied == [("done", many, {"on": True})]
+        assert host.triaged == [(many, True, False, 1)]
+
+
+async def test_marking_many_read_does_not_ask_and_the_reader_is_told_to_follow_its_thread() -> None:
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host = cast(Host, app.screen)
+        core = ApplyingCore()
+        part = TriagePart(host, cast(MailCore, core), leaving)
+        many = [f"t{n}" for n in range(60)]
+        part.act("read", many, turns_on=False, watch="t7")
+        await settle(pilot, lambda: bool(host.triaged))
+        assert app.screen is host  # no question
+        assert core.applied == [("read", many, {"on": True})]  # (marking read is never a toggle)
+        assert host.triaged == [(many, True, True, 1)]
