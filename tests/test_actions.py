@@ -13,7 +13,7 @@ from pigeon.core.actions import ACTIONS, BY_ID, Action, describe, verbs
 from pigeon.store.triage import Change
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.commands import PigeonCommands
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import make_service
 from tests.tui.conftest import SIZE, pigeon_for

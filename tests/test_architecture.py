@@ -254,3 +254,37 @@ def test_every_third_party_package_imported_is_a_declared_dependency(package: Pa
         if not {d.lower().replace("_", "-") for d in providers.get(top, [top])} & declared
     }
     assert undeclared == {}
+
+
+def own_depth(cls: type) -> int:
+    """How many of Pigeon's classes stand in a row from ``cls`` up to a class not Pigeon's (``cls`` counted)."""
+    own = [base for base in cls.__bases__ if base.__module__.startswith("pigeon.")]
+    return 1 + max((own_depth(base) for base in own), default=0)
+
+
+def test_the_depth_measure_follows_every_base() -> None:
+    class Mixin:
+        pass
+
+    Mixin.__module__ = "pigeon.example"
+    Chained = type("Chained", (Mixin,), {"__module__": "pigeon.example"})
+    assert own_depth(Mixin) == 1
+    assert own_depth(type("Leaf", (int, Chained), {"__module__": "pigeon.example"})) == 3
+
+
+def test_screens_and_widgets_are_textuals_classes_plus_one_of_pigeons() -> None:
+    """A screen or widget stands on Textual's classes and at most one layer of Pigeon's own (mixins included):
+    what it does is read in its own module and the one beneath, never down a chain."""
+    import importlib
+    import inspect
+
+    from textual.message_pump import MessagePump
+
+    deep = {}
+    for path in modules(inside="tui"):
+        module = importlib.import_module(module_name(path))
+        for name, cls in vars(module).items():
+            ours = inspect.isclass(cls) and cls.__module__ == module.__name__
+            if ours and issubclass(cls, MessagePump) and own_depth(cls) > 2:
+                deep[f"{module.__name__}.{name}"] = own_depth(cls)
+    assert deep == {}

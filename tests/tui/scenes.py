@@ -28,7 +28,7 @@ from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.contacts.book import ContactBook
 from pigeon.tui.screens.contacts.editor import ContactEditor
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList

@@ -8,7 +8,7 @@ from textual.widgets import Input
 
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon.tui.screens.login import LoginScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Account, Service

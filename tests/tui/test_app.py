@@ -16,7 +16,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import make_app
 from pigeon.tui.screens.login import LoginScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
@@ -42,13 +42,16 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         assert len(threads.source) == 25
+        screen: MainScreen = app.screen  # type: ignore[assignment]
+        # The rows show while the first sync is still under way; the sidebar lists the inboxes when it is over.
+        await settle(pilot, app, lambda: screen.synced)
+        await settle(pilot, app)
         inboxes = app.screen.query_one(InboxList)
         ids = [inboxes.get_option_at_index(i).id for i in range(inboxes.option_count)]
         views = ["view:inbox", "view:unread", "view:starred", "view:snoozed", "view:done", "view:all"]
         assert ids[:6] == views
         assert len([i for i in ids if i and i.startswith("inbox:")]) == 4
         team = next(i for i in app.core.inboxes if i.display_name == "Team")
-        screen: MainScreen = app.screen  # type: ignore[assignment]
         screen.select_inbox(team.id or "")  # what the palette's "Go to inbox" runs
         await settle(pilot, app)
         assert 0 < len(threads.source) < 25
@@ -112,7 +115,7 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
 
 
 async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(service: Service) -> None:
-    from pigeon.tui.screens.main_list import SEARCH_DELAY
+    from pigeon.tui.screens.mail.threads import SEARCH_DELAY
 
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
@@ -504,7 +507,7 @@ async def test_the_lists_status_is_in_its_border_and_a_fast_sync_does_not_redraw
 ) -> None:
     import types
 
-    from pigeon.tui import live
+    from pigeon.tui.screens.mail import live
 
     monkeypatch.setattr(live, "time", types.SimpleNamespace(monotonic=lambda: 100.0))  # every report in one instant
     shown: list[str] = []

@@ -19,7 +19,7 @@ from pigeon.tui.messages import EditContact
 from pigeon.tui.screens.contacts.book import ContactBook
 from pigeon.tui.screens.contacts.editor import ContactEditor, EntryRow
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader

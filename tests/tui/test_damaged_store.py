@@ -11,7 +11,7 @@ from pigeon.config import load_config
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.app import make_app
 from pigeon.tui.screens.contacts.book import ContactBook
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service

@@ -12,7 +12,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.screens.dialogs import CreateInboxDialog
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, frozen_clock, loaded, pigeon_for, settle

@@ -17,7 +17,7 @@ from pigeon_service.run import demo_database
 PROBE = """
 import json, sys
 import pigeon.cli  # what `pigeon` imports before it runs
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 
 seen = {}

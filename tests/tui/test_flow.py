@@ -17,9 +17,8 @@ import pytest
 from pigeon.config import ComposeConfig, load_config
 from pigeon.store.mail_drafts import MailDrafts
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.screens import main as main_screen
 from pigeon.tui.screens.links import LinksScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen, triage
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
@@ -166,7 +165,7 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
 async def test_select_all_then_one_action_asks_first_and_is_one_undo_step(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(main_screen, "BULK_CONFIRM", 10)
+    monkeypatch.setattr(triage, "BULK_CONFIRM", 10)
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
@@ -186,7 +185,7 @@ async def test_select_all_then_one_action_asks_first_and_is_one_undo_step(
 
 
 async def test_marking_a_whole_view_read_takes_two_keys(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(main_screen, "BULK_CONFIRM", 10)  # more threads than that: still no question for read
+    monkeypatch.setattr(triage, "BULK_CONFIRM", 10)  # more threads than that: still no question for read
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await synced(pilot, app)

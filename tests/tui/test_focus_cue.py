@@ -10,7 +10,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader

@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 from pigeon import locations
 from pigeon.core.attachments import attachment_bytes, attachment_filename, save_into
 from pigeon.models import ContentBlock
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList

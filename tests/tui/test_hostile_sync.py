@@ -8,7 +8,7 @@ import httpx
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.tui.app import make_app
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, settle

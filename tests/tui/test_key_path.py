@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from pigeon.tui.compositor import LineCompositor
 from pigeon.tui.frames import FOCUS_FRAME_WAIT
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.pane import SteadyScrollBar
@@ -299,7 +299,7 @@ async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_f
         for thread_id in neighbours:
             screen.core.messages.pop(thread_id, None)
         events: list[str] = []
-        original_refresh, original_read = screen._compositor_refresh, screen.read_neighbours
+        original_refresh, original_read = screen._compositor_refresh, screen.reading.read_neighbours
 
         def refresh() -> None:
             events.append("frame")
@@ -311,7 +311,7 @@ async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_f
 
         with (
             patch.object(screen, "_compositor_refresh", refresh),
-            patch.object(screen, "read_neighbours", read_neighbours),
+            patch.object(screen.reading, "read_neighbours", read_neighbours),
         ):
             await pilot.press("enter")
             await until(pilot, lambda: all(thread_id in screen.core.messages for thread_id in neighbours))

@@ -18,7 +18,7 @@ from pigeon.config import load_config
 from pigeon.core.live import is_loopback
 from pigeon.tui.app import make_app
 from pigeon.tui.messages import LiveEvent
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
@@ -348,7 +348,7 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
         syncs = Syncs(app)
         for data in arrive(service, app, 2):
             screen.post_message(LiveEvent(data))
-        await settle(pilot, app, lambda: syncs.ended >= 1 and screen._announce_timer is None and screen._arrived)
+        await settle(pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due and screen.live.unannounced)
         assert "New mail" not in notes.text  # the moment for the note has passed: held, since a question is open
         await pilot.press("n")
         await settle(pilot, app, lambda: "New mail" in notes.text)
@@ -386,7 +386,7 @@ async def test_a_delivery_signed_again_and_again_makes_one_note_of_one_message(s
         syncs = Syncs(app)
         for _ in range(5):  # and again, after its mail is stored
             screen.post_message(LiveEvent(dict(event)))
-        await settle(pilot, app, lambda: syncs.ended >= 1 and screen._announce_timer is None)
+        await settle(pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due)
         assert [n.message for n in notes if n.title == "New mail"] == ["once@example.com: arrival 0"]
 
 
@@ -403,8 +403,8 @@ async def test_a_delivery_about_mail_the_sync_does_not_store_makes_no_note(servi
         screen.post_message(LiveEvent({"type": "message.created", "data": {"message": bobs.model_dump(mode="json")}}))
         await settle(pilot, app, lambda: syncs.ended >= 1)
         assert bobs_thread.id not in {t.id for t in stored_threads(app)}
-        assert not screen._arrived
-        assert screen._announce_timer is None  # no note is on its way
+        assert not screen.live.unannounced
+        assert not screen.live.note_due  # no note is on its way
         assert "New mail" not in notes.text
 
 
@@ -424,6 +424,6 @@ async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_envir
         await settle(pilot, app, lambda: syncs.ended >= 1)
         message = events[0]["data"]["message"]
         assert message["id"] in {m.id for m in app.core.store.messages(message["thread_id"])}  # stored, unannounced
-        assert not screen._arrived
-        assert screen._announce_timer is None
+        assert not screen.live.unannounced
+        assert not screen.live.note_due
         assert "New mail" not in notes.text

@@ -17,7 +17,7 @@ from pigeon.config import load_config
 from pigeon.core.live import vault_name
 from pigeon.models import WebhookStatus
 from pigeon.tui.app import PigeonApp, make_app
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database, iso
 from pigeon_service.demo_mail import populate

@@ -10,7 +10,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.store.mailstore import Change, MailStore, store_path
 from pigeon.tui.app import PigeonApp, make_app
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import InputScreen
 from pigeon.tui.screens.pickers import SnoozePicker
 from pigeon.tui.widgets.inbox_list import InboxList
@@ -338,7 +338,7 @@ async def test_keys_pressed_while_a_change_is_made_are_not_undone_by_it(service:
             gate.wait(5)
             return app.core.store.star(ids, on=True)
 
-        screen.run_triage(screen.targets(), slow_star)
+        screen.triage.run_change(screen.targets(), slow_star)
         await pilot.press("j", "j")  # while the star is being saved
         moved_to = threads.current.id  # type: ignore[union-attr]
         gate.set()

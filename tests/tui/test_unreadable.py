@@ -9,7 +9,7 @@ import pytest
 
 from pigeon.config import load_config
 from pigeon.tui.app import make_app
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service, make_service
 from tests.test_faults import Poisoned

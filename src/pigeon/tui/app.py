@@ -40,7 +40,7 @@ from pigeon.tui.memory import Collector, freeze_start_up
 from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
-from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import HelpScreen, ask_first
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used

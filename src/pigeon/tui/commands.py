@@ -22,7 +22,7 @@ from pigeon.tui.render import relative_time, safe_markup
 from pigeon.tui.widgets.inbox_list import view_label
 
 if TYPE_CHECKING:
-    from pigeon.tui.screens.main import MainScreen
+    from pigeon.tui.screens.mail import MainScreen
 
 MAX_THREAD_HITS = 50
 
@@ -44,7 +44,7 @@ class PigeonCommands(Provider):
     @property
     def mail(self) -> MainScreen | None:
         """The mail screen, when the palette was opened on it."""
-        from pigeon.tui.screens.main import MainScreen  # (the palette loads with the app; the screen is loaded)
+        from pigeon.tui.screens.mail import MainScreen  # (the palette loads with the app; the screen is loaded)
 
         return self.screen if isinstance(self.screen, MainScreen) else None
 

@@ -1,0 +1,216 @@
+"""The mail screen's hand-off part: what leaves Pigeon, all through the core. Attachments saved (``a``) or opened
+(``O``, asking first for a type that can run code), links listed and opened (``L``, asking first when a link
+misleads), and replies, forwards and new messages written in the editor (``r R f C``; the App hands the terminal
+over).
+
+Interface: :meth:`HandOffPart.save_attachment`, :meth:`open_attachment`, :meth:`show_links`, :meth:`compose`.
+Up: :class:`~pigeon.tui.messages.BrowseInTerminal` and :class:`~pigeon.tui.messages.EditDraft`, which the App
+handles."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+
+from pigeon.core.attachments import attachment_filename
+from pigeon.core.links import Link, thread_links
+from pigeon.core.programs import NoBrowser, ProgramFailed
+from pigeon.sanitize import clean_line
+from pigeon.tui.messages import BrowseInTerminal, EditDraft
+from pigeon.tui.render import human_size, safe_line
+from pigeon.tui.screens.links import Chosen, LinksScreen
+from pigeon.tui.screens.mail.part import Part
+from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
+from pigeon.tui.widgets.reader import Reader
+
+if TYPE_CHECKING:
+    from pigeon.models import ContentBlock
+
+
+class HandOffPart(Part):
+    """Attachments, links and drafts, handed to the user's own programs."""
+
+    # --- attachments ------------------------------------------------------------------------------------------
+
+    def _pick_attachment(self, verb: str, then: Callable[[ContentBlock], object]) -> None:
+        attachments = self.screen.query_one(Reader).attachments
+        if not attachments:
+            self.screen.notify("This thread has no attachments.", markup=False)
+            return
+        if len(attachments) == 1:
+            then(attachments[0][1])
+            return
+        items = [
+            Content.assemble(
+                safe_line(b.filename or "(unnamed)", limit=60), Content.styled(f"  {human_size(b.size)}", "dim")
+            )
+            for _, b in attachments
+        ]
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                then(attachments[index][1])
+
+        self.ask(PickScreen(f"{verb} which attachment?", items), chosen)
+
+    def save_attachment(self) -> None:
+        """Save the open thread's attachment (asks which, when it has several)."""
+        self._pick_attachment("Save", self._save)
+
+    def open_attachment(self) -> None:
+        """Open the open thread's attachment with its program (asks which, when it has several)."""
+        self._pick_attachment("Open", self._check_and_open)
+
+    def _save(self, block: ContentBlock, overwrite: bool = False) -> None:
+        self.run(self._save_now, block, overwrite, group="save", description="saving the attachment")
+
+    async def _save_now(self, block: ContentBlock, overwrite: bool) -> None:
+        handoff = self.core.handoff
+        try:
+            path = await handoff.save_attachment(block, overwrite=overwrite)
+        except FileExistsError as exc:  # (the real place named, not a link on the way to it)
+            name = attachment_filename(block.filename)
+            where = safe_line(str(Path(exc.filename or handoff.download_dir).parent))
+            question = Content.assemble("Replace ", safe_line(name, style="bold"), " in ", where, "?")
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self._save(block, overwrite=True)
+
+            self.ask(ConfirmScreen(question, yes="Replace", no="Keep"), answer)
+            return
+        except OSError as exc:
+            said = clean_line(exc.strerror or exc)
+            self.screen.notify(f"Could not save the attachment: {said}", severity="error", markup=False)
+            return
+        self.screen.notify(f"Saved {clean_line(str(path))}", title="Attachment saved", markup=False)
+
+    def _check_and_open(self, block: ContentBlock) -> None:
+        self.run(self._check, block, group="open", description="checking the attachment")
+
+    async def _check(self, block: ContentBlock) -> None:
+        """Open with its program; a type that can run code asks first, saying why (its contents are read in a
+        thread: a large attachment never holds up the keys)."""
+        from pigeon.core.runs_code import risky
+
+        why = await asyncio.to_thread(risky, block)
+        if not why:
+            self._open(block)
+            return
+        name = safe_line(attachment_filename(block.filename), style="bold")
+        question = Content.assemble("Open ", name, Content(f"? Careful: {why}. Open it only if you expected it."))
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._open(block)
+
+        self.ask(ConfirmScreen(question, yes="Open", no="Cancel"), answer)
+
+    def _open(self, block: ContentBlock) -> None:
+        self.run(self._open_now, block, group="open", description="opening the attachment")
+
+    async def _open_now(self, block: ContentBlock) -> None:
+        try:
+            path = await self.core.handoff.open_attachment(block)
+        except (ProgramFailed, OSError) as exc:
+            self.screen.notify(f"Could not open the attachment: {exc}", severity="error", markup=False)
+            return
+        self.screen.notify(f"Opened {path.name}", markup=False, timeout=3)
+
+    # --- links ------------------------------------------------------------------------------------------------
+
+    def show_links(self) -> None:
+        """List the open thread's links, to open or copy one."""
+        self.run(self._show_links, group="links", description="listing the links", exclusive=True)
+
+    async def _show_links(self) -> None:
+        reader = self.screen.query_one(Reader)
+        if reader.thread is None:
+            self.screen.notify("Open a thread first.", markup=False)
+            return
+        links = await asyncio.to_thread(thread_links, list(reader.messages))
+        if not links:
+            self.screen.notify("This thread has no links.", markup=False)
+            return
+        self.ask(LinksScreen(links), self._link_chosen)
+
+    def _link_chosen(self, chosen: Chosen | None) -> None:
+        if chosen is None:
+            return
+        what, link = chosen
+        if what == "copy":
+            self.screen.app.copy_to_clipboard(link.target)
+            self.screen.notify(f"Copied {clean_line(link.target, limit=300)}", markup=False, timeout=3)
+        elif link.caution:
+            question = Content.assemble(
+                "Careful: ",
+                Content.styled(clean_line(link.caution), "bold $warning"),
+                ". Open ",
+                safe_line(link.target, limit=200, style="bold"),
+                "?",
+            )
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self._open_link(link)
+
+            self.ask(ConfirmScreen(question, yes="Open", no="Cancel"), answer)
+        else:
+            self._open_link(link)
+
+    def _open_link(self, link: Link) -> None:
+        self.run(self._open_link_now, link, group="open", description="opening the link")
+
+    async def _open_link_now(self, link: Link) -> None:
+        """In the browser; a console browser gets the terminal while the app is suspended; with none, the link is
+        copied and shown."""
+        try:
+            command = await self.core.handoff.open_link(link.target)
+        except NoBrowser as exc:
+            self.screen.app.copy_to_clipboard(link.target)
+            shown = clean_line(link.target, limit=300)
+            self.screen.notify(f"Not opened ({exc}). Copied the link: {shown}", severity="warning", markup=False)
+            return
+        except ProgramFailed as exc:
+            self.screen.notify(f"Could not open the link: {exc}", severity="warning", markup=False)
+            return
+        if command:
+            self.screen.post_message(BrowseInTerminal(command, link.target))
+            return
+        self.screen.notify(f"Opened {clean_line(link.target, limit=300)}", markup=False, timeout=3)
+
+    # --- replies ----------------------------------------------------------------------------------------------
+
+    def compose(self, kind: str, thread_id: str, inbox_id: str | None) -> None:
+        """Reply (all) to or forward the thread ``thread_id``, or write anew: the draft goes to the editor, then to
+        the send command."""
+        self.run(
+            self._compose,
+            kind,
+            thread_id,
+            inbox_id,
+            group="compose",
+            description="writing the draft",
+            exclusive=True,
+        )
+
+    async def _compose(self, kind: str, thread_id: str, inbox_id: str | None) -> None:
+        from pigeon.core.compose import KINDS
+
+        chosen = next(k for k in KINDS if k == kind)
+        if chosen != "new" and not thread_id:
+            self.screen.notify("No thread to answer.", markup=False)
+            return
+        core = self.core
+        thread, messages = await core.stored_thread(thread_id) if chosen != "new" else (None, [])
+        if chosen != "new" and not messages:
+            self.screen.notify(
+                "This thread's messages are not here yet; open it first.", severity="warning", markup=False
+            )
+            return
+        draft = await core.handoff.start_draft(chosen, thread, messages, core.inboxes, core.contacts, inbox_id=inbox_id)
+        self.screen.post_message(EditDraft(draft))
