@@ -8,7 +8,7 @@ sync stored is announced, and a changed message of the open thread is shown as s
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.content import Content
@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from pigeon.core.errors import ConnectionFailed, PigeonError, Unauthorized
-from pigeon.core.live import BACKUP_FACTOR, Mode, parse_event
+from pigeon.core.live import BACKUP_FACTOR, Mode
 from pigeon.core.mail import skipped_words
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent, Offline
@@ -27,6 +27,7 @@ from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
     from pigeon.models import Message as MailMessage
+    from pigeon.models.events import WebhookEvent
 
 LIVE_DEBOUNCE = 0.3
 PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
@@ -166,8 +167,8 @@ class LiveUpdates(HandsOff):
 
     @work(exclusive=True, group="live", exit_on_error=False, description="starting live updates")
     async def start_live(self) -> None:
-        def deliver(data: dict[str, Any]) -> None:
-            self.post_message(LiveEvent(data))
+        def deliver(webhook: WebhookEvent) -> None:
+            self.post_message(LiveEvent(webhook))
 
         self._mode = await self.core.start_live(deliver)
         self.live_mode = self._mode.status(self.core.poll_interval)
@@ -248,10 +249,9 @@ class LiveUpdates(HandsOff):
         """A verified delivery, whole or thin: a reason to sync a moment later (several in a row make one), never
         mail to show. That sync reads the thread it names again, so a changed message of the open thread is shown
         from the store, and new mail is announced from what it stored."""
-        parsed = parse_event(event.data)
-        if parsed is None:
+        if not event.webhook.thread_id:
             return
-        self.core.live.name_thread(parsed)
+        self.core.live.name_thread(event.webhook)
         if self._live_timer is not None:
             self._live_timer.stop()
         self._live_timer = self.set_timer(LIVE_DEBOUNCE, self.load_mail)
