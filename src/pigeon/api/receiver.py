@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import secrets
 from collections import OrderedDict
@@ -126,7 +127,7 @@ def _bounded_server(handle: Callable[[web.BaseRequest], Awaitable[web.StreamResp
                 doors.closed(transport)
             super().connection_lost(handler, exc)
 
-    return BoundedServer(handle, access_log=None, max_field_size=8190, max_headers=64)
+    return BoundedServer(handle, access_log=None)
 
 
 class WebhookReceiver:
@@ -167,6 +168,8 @@ class WebhookReceiver:
         return f"http://{self.host}:{self.port}{self.path}"
 
     async def start(self) -> None:
+        # aiohttp's server loads in a thread (the app's screen keeps answering keys meanwhile), then is at hand here.
+        await asyncio.to_thread(importlib.import_module, "aiohttp.web")
         from aiohttp import web
 
         runner = web.ServerRunner(

@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+import aiohttp
+from yarl import URL
+
 from pigeon.api.answers import Answer
 from pigeon.api.errors import LinkFailure
 
 if TYPE_CHECKING:
-    import aiohttp
     import httpx
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -74,8 +76,6 @@ class AiohttpSender:
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
-        import aiohttp
-
         if self._session is None:  # (made on the first request: a session belongs to the loop it was made in)
             timeout = aiohttp.ClientTimeout(
                 total=None, sock_connect=self._timeouts.connect, sock_read=self._timeouts.read
@@ -96,9 +96,6 @@ class AiohttpSender:
             self._session = None
 
     async def send(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> Answer:
-        import aiohttp
-        from yarl import URL
-
         session = self._open()
         try:
             async with session.request(
@@ -126,8 +123,6 @@ class AiohttpSender:
 
 def _detail(exc: BaseException) -> str:
     """What went wrong, in a few words (aiohttp's own text names the request's URL, never its headers)."""
-    import aiohttp
-
     if isinstance(exc, aiohttp.ClientResponseError):
         return f"the service's answer is not HTTP/1.1: {exc.message}"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
