@@ -8,6 +8,7 @@ import collections
 import gzip
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -466,3 +467,19 @@ async def test_the_client_leaves_an_httpx_client_it_was_given_open() -> None:
         assert await client.threads.list() == []
     assert not given.is_closed
     await given.aclose()
+
+
+async def test_a_netrc_entry_for_the_service_changes_nothing(
+    serve: Callable[[Script], Awaitable[Server]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    async def threads(_: Served) -> bytes:
+        return answer(body=json.dumps({"threads": []}).encode())
+
+    server = await serve(threads)
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password elsewhere\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    async with PigeonClient(server.url, TOKEN, max_retries=0) as client:
+        assert await client.threads.list() == []
+    assert server.requests[0].headers["authorization"] == "Bearer " + TOKEN

@@ -49,7 +49,16 @@ from pigeon.api.errors import (
 )
 from pigeon.api.pagination import DEFAULT_MAX_PAGES
 from pigeon.api.resources import Contacts, Inboxes, Messages, Threads, Webhooks, parse_json, read_answer
-from pigeon.api.senders import AiohttpSender, Answer, AnswerTooLarge, EncodedAnswer, HttpxSender, Sender, Timeouts
+from pigeon.api.senders import (
+    AiohttpSender,
+    Answer,
+    AnswerTooLarge,
+    EncodedAnswer,
+    HttpxSender,
+    Sender,
+    Timeouts,
+    proxy_for,
+)
 from pigeon.api.throttle import BUSY_STATUSES, BusyWait, Throttle
 from pigeon.sanitize import clean_line
 
@@ -173,7 +182,9 @@ class PigeonClient:
         self._sender: Sender = (
             HttpxSender(http_client, self.timeout)
             if http_client is not None
-            else AiohttpSender(connections=self.throttle.bound + 1, timeouts=self.timeout)
+            else AiohttpSender(
+                connections=self.throttle.bound + 1, timeouts=self.timeout, proxy=proxy_for(self.base_url)
+            )
         )
 
         self.inboxes = Inboxes(self)

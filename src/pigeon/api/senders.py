@@ -66,13 +66,27 @@ def _check_head(encoding: str | None, length: str | None) -> None:
         raise AnswerTooLarge
 
 
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (as other programs read it), or ``None``. Asked once, by the
+    client: aiohttp's own ``trust_env`` asks again in a thread on every request, and reads ``~/.netrc`` too."""
+    import urllib.request
+
+    parts = URL(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.host or ""):
+        return None
+    return proxy
+
+
 class AiohttpSender:
     """Requests through one ``aiohttp.ClientSession``: at most ``connections`` connections, kept alive; no cookies,
-    no redirects followed, no decompression; a proxy named in the environment is used, as other programs do."""
+    no redirects followed, no decompression; through ``proxy`` when one is given."""
 
-    def __init__(self, *, connections: int, timeouts: Timeouts) -> None:
+    def __init__(self, *, connections: int, timeouts: Timeouts, proxy: str | None = None) -> None:
         self._connections = connections
         self._timeouts = timeouts
+        self._proxy = proxy
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
@@ -85,7 +99,6 @@ class AiohttpSender:
                 timeout=timeout,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 auto_decompress=False,
-                trust_env=True,
                 skip_auto_headers=("Accept-Encoding",),
             )
         return self._session
@@ -99,7 +112,12 @@ class AiohttpSender:
         session = self._open()
         try:
             async with session.request(
-                method, URL(url, encoded=True), headers=headers, data=body or None, allow_redirects=False
+                method,
+                URL(url, encoded=True),
+                headers=headers,
+                data=body or None,
+                allow_redirects=False,
+                proxy=self._proxy,
             ) as response:
                 _check_head(response.headers.get("Content-Encoding"), response.headers.get("Content-Length"))
                 chunks: list[bytes] = []
