@@ -1,5 +1,5 @@
-"""respx for Pigeon's own HTTP transport: ``respx.mock(using="pigeon")`` answers the requests ``PigeonClient``
-sends straight to :meth:`~pigeon.api.transport.KeepAliveTransport.send`, as respx's default answers httpcore's."""
+"""respx for Pigeon's own sender: ``respx.mock(using="pigeon")`` answers the requests ``PigeonClient`` sends through
+:meth:`~pigeon.api.senders.AiohttpSender.send`, as respx's default answers httpcore's."""
 
 from __future__ import annotations
 
@@ -8,23 +8,28 @@ from typing import Any, ClassVar
 import httpx
 from respx.mocks import AbstractRequestMocker
 
-from pigeon.api.transport import Answer
+from pigeon.api.senders import Answer, httpx_failure
 
 
-class PigeonTransportMocker(AbstractRequestMocker):
+class PigeonSenderMocker(AbstractRequestMocker):
     name = "pigeon"
-    targets: ClassVar[list[str]] = ["pigeon.api.transport.KeepAliveTransport"]
+    targets: ClassVar[list[str]] = ["pigeon.api.senders.AiohttpSender"]
     target_methods: ClassVar[list[str]] = ["send"]
 
     @classmethod
     def to_httpx_request(cls, **kwargs: Any) -> httpx.Request:
-        scheme, host, port = kwargs["origin"]
-        default = 443 if scheme == "https" else 80
-        url = f"{scheme}://{host}{'' if port == default else f':{port}'}{kwargs['target']}"
-        return httpx.Request(kwargs["method"], url, headers=kwargs["headers"], content=kwargs["body"])
+        return httpx.Request(kwargs["method"], kwargs["url"], headers=kwargs["headers"], content=kwargs["body"])
 
     @classmethod
     async def from_async_httpx_response(cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any) -> Any:
         body = await httpx_response.aread()
-        headers = [(name, value) for name, value in httpx_response.headers.raw if name.lower() != b"content-encoding"]
-        return Answer(httpx_response.status_code, httpx_response.extensions.get("reason_phrase", b""), headers, body)
+        headers = [(name, value) for name, value in httpx_response.headers.multi_items() if name != "content-encoding"]
+        return Answer(httpx_response.status_code, httpx_response.reason_phrase, headers, body)
+
+    @classmethod
+    async def async_handler(cls, httpx_request: httpx.Request) -> Any:
+        """A failure a route raises (``side_effect=httpx.ConnectError``) comes out as the sender's would."""
+        try:
+            return await super().async_handler(httpx_request)
+        except httpx.TransportError as exc:
+            raise httpx_failure(exc) from None

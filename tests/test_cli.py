@@ -335,27 +335,6 @@ def test_importing_the_commands_leaves_a_collector_turned_off_by_the_importer_of
     assert json.loads(done.stdout) is False
 
 
-def test_the_commands_are_imported_with_the_garbage_collector_off_and_it_is_on_again_after() -> None:
-    probe = (
-        "import gc, json, sys\n"
-        "seen = {}\n"
-        "class Watch:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.startswith('pigeon.'):\n"
-        "            seen[name] = gc.isenabled()\n"
-        "sys.meta_path.insert(0, Watch())\n"
-        "import pigeon.cli\n"
-        "print(json.dumps([seen, gc.isenabled()]))\n"
-    )
-    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
-    )
-    seen, enabled_after = json.loads(done.stdout)
-    assert {"pigeon.cli.parser", "pigeon.core.mail", "pigeon.store.mailstore"} <= set(seen)
-    assert not any(enabled for name, enabled in seen.items() if name != "pigeon.cli")
-    assert enabled_after
-
-
 @pytest.mark.parametrize(
     "argv",
     [

@@ -21,14 +21,13 @@ from pigeon.core.live import (
     DELIVERY_MARGIN,
     KeyringVault,
     Live,
-    LiveEvent,
     MemoryVault,
-    parse_event,
     plan,
     vault_name,
 )
 from pigeon.core.mail import MailCore
 from pigeon.models import WebhookStatus
+from pigeon.models.events import WebhookEvent
 from pigeon.store.mailstore import MailStore
 from pigeon.store.sync import sync
 from pigeon_service.app import ServerSettings, create_app
@@ -70,14 +69,14 @@ class Heard:
     """The events a receiver handed on, and a way to await the next."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[WebhookEvent] = []
         self.arrived = asyncio.Event()
 
-    def __call__(self, data: dict[str, Any]) -> None:
-        self.events.append(data)
+    def __call__(self, event: WebhookEvent) -> None:
+        self.events.append(event)
         self.arrived.set()
 
-    async def first(self, seconds: float = 15.0) -> dict[str, Any]:
+    async def first(self, seconds: float = 15.0) -> WebhookEvent:
         async with asyncio.timeout(seconds):
             await self.arrived.wait()
         return self.events[0]
@@ -107,7 +106,7 @@ async def test_one_subscription_is_kept_across_runs_and_its_deliveries_reach_the
         assert second.receiver.port == port
         assert len(loopback.subscriptions()) == 1  # nothing new subscribed
         new_message(loopback.db, loopback.deliverer, loopback.account, random.Random(1), outbound=False)
-        assert (await heard.first())["type"] == "message.created"
+        assert (await heard.first()).type == "message.created"
         assert second.receiver.accepted == 1
         await second.stop()
 
@@ -216,13 +215,24 @@ def test_an_event_is_read_for_its_ids_only_whole_or_thin() -> None:
     thin = {"id": "msg_1", "thread_id": "thr_1", "status": "MESSAGE_STATUS_RECEIVED"}
     whole = thin | {"subject": "Hello", "content_blocks": [{"sequence": "not a number"}], "recipients": 5}
     for message in (thin, whole):
-        assert parse_event({"type": "message.created", "data": {"message": message}}) == LiveEvent("msg_1", "thr_1")
-    assert parse_event({"type": "message.updated", "data": {"message": {"thread_id": "thr_1"}}}) == LiveEvent(
-        "", "thr_1"
-    )
+        event = WebhookEvent.read({"type": "message.created", "data": {"message": message}})
+        assert event == WebhookEvent(type="message.created", message_id="msg_1", thread_id="thr_1")
+    updated = WebhookEvent.read({"type": "message.updated", "data": {"message": {"thread_id": "thr_1"}}})
+    assert updated == WebhookEvent(type="message.updated", message_id="", thread_id="thr_1")
     for message in ({"id": "msg_1"}, {"id": "msg_1", "thread_id": 7}, {"thread_id": ""}, {"thread_id": "t" * 201}):
-        assert parse_event({"type": "message.created", "data": {"message": message}}) is None
-    assert parse_event({"type": "message.created", "data": "thr_1"}) is None
+        event = WebhookEvent.read({"type": "message.created", "data": {"message": message}})
+        assert event is not None
+        assert event.thread_id == ""  # an event all the same (a delivery came), naming no thread to read again
+    assert WebhookEvent.read({"type": "message.created", "data": "thr_1"}) == WebhookEvent(type="message.created")
+    for not_an_event in ({"data": {"message": thin}}, {"type": 7, "data": {}}, ["message.created"], "x", None):
+        assert WebhookEvent.read(not_an_event) is None
+
+
+def test_an_event_naming_no_thread_names_none_to_read_again() -> None:
+    live = Live(MemoryVault(), "p")
+    live.name_thread(WebhookEvent(type="message.created", message_id="msg_1"))
+    live.name_thread(WebhookEvent(type="message.created", thread_id="thr_1"))
+    assert live.named == {"thr_1"}
 
 
 def test_pigeon_status_says_when_another_program_holds_the_kept_port() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from pigeon.api import receiver as receiver_module
 from pigeon.api.receiver import MAX_CONNECTIONS, WebhookReceiver
+from pigeon.models.events import WebhookEvent
 from tests.tui.test_live import EVENT, SECRET, signed
 
 CHILD = f"""
@@ -98,7 +99,7 @@ async def test_a_delivery_gets_in_when_every_connection_is_taken_by_an_unfinishe
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 4)
-    received: list[dict[str, Any]] = []
+    received: list[WebhookEvent] = []
     receiver = WebhookReceiver(received.append)
     await receiver.start()
     receiver.secret = SECRET
@@ -116,7 +117,7 @@ async def test_a_delivery_gets_in_when_every_connection_is_taken_by_an_unfinishe
         async with httpx.AsyncClient() as http:
             body, headers = signed(EVENT)
             assert (await http.post(receiver.url, content=body, headers=headers)).status_code == 204
-        assert received == [EVENT]
+        assert received == [WebhookEvent.model_validate(EVENT)]
     finally:
         for writer in crowd:
             writer.close()
@@ -135,4 +136,31 @@ async def test_a_request_that_sends_no_headers_is_closed_in_time(monkeypatch: py
         assert answer.startswith(b"HTTP/1.1 400")
         writer.close()
     finally:
+        await receiver.stop()
+
+
+async def test_many_idle_connections_stay_bounded_and_do_not_starve_a_delivery(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 4)
+    received: list[WebhookEvent] = []
+    receiver = WebhookReceiver(received.append)
+    await receiver.start()
+    receiver.secret = SECRET
+    crowd = []
+    try:
+        for _ in range(20):  # connected, and silent
+            _, writer = await asyncio.open_connection("127.0.0.1", receiver.port)
+            crowd.append(writer)
+        for _ in range(1000):  # (until the receiver has taken every one of them in)
+            if receiver.connections + receiver.dropped >= 20:
+                break
+            await asyncio.sleep(0.01)
+        assert receiver.connections == 4
+        async with httpx.AsyncClient() as http:
+            body, headers = signed(EVENT)
+            assert (await http.post(receiver.url, content=body, headers=headers)).status_code == 204
+        assert received == [WebhookEvent.model_validate(EVENT)]
+        assert receiver.connections <= 4
+    finally:
+        for writer in crowd:
+            writer.close()
         await receiver.stop()

@@ -16,6 +16,7 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.cli import main
 from pigeon.core.live import Live, MemoryVault
+from pigeon.models.events import WebhookEvent
 from pigeon_service import run
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
@@ -113,7 +114,7 @@ async def test_the_readme_live_path_gets_webhooks_without_extra_flags(served: An
     settings.settings.background = []  # new mail is made below, when the receiver listens
     app = create_app(settings.db, settings.settings)
     service = run.start_in_thread(app, db=settings.db)
-    heard: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    heard: asyncio.Queue[WebhookEvent] = asyncio.Queue()
     try:
         async with PigeonClient(service.base_url, settings.token) as client:
             live = Live(MemoryVault(), "default webhook")
@@ -123,7 +124,7 @@ async def test_the_readme_live_path_gets_webhooks_without_extra_flags(served: An
             new_message(settings.db, app.state.deliverer, account, random.Random(1), outbound=False)
             async with asyncio.timeout(15):
                 event = await heard.get()
-            assert event["type"] == "message.created"
+            assert event.type == "message.created"
             await live.stop()
     finally:
         service.stop()

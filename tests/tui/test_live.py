@@ -16,6 +16,7 @@ from textual.content import Content
 from pigeon.api.receiver import BadDelivery, WebhookReceiver, verify
 from pigeon.config import load_config
 from pigeon.core.live import is_loopback
+from pigeon.models.events import WebhookEvent
 from pigeon.tui.app import make_app
 from pigeon.tui.messages import LiveEvent
 from pigeon.tui.screens.mail import MainScreen
@@ -38,6 +39,11 @@ EVENT = {
 }
 
 
+def live_event(data: dict[str, Any]) -> LiveEvent:
+    """The message the app gets for a delivered event ``data`` (as the wire has it)."""
+    return LiveEvent(WebhookEvent.model_validate(data))
+
+
 def signed(
     payload: dict[str, Any], *, secret: str = SECRET, at: datetime | None = None
 ) -> tuple[bytes, dict[str, str]]:
@@ -57,7 +63,7 @@ def signed(
 
 def test_verify_accepts_only_fresh_deliveries_signed_with_the_secret() -> None:
     body, headers = signed(EVENT)
-    assert verify(SECRET, body, headers)["type"] == "message.created"
+    assert verify(SECRET, body, headers).type == "message.created"
     other = "whsec_" + base64.b64encode(b"o" * 32).decode()
     for bad_body, bad_headers in (
         signed(EVENT, secret=other),
@@ -72,7 +78,7 @@ def test_verify_accepts_only_fresh_deliveries_signed_with_the_secret() -> None:
 
 
 async def test_the_receiver_hands_on_verified_events_and_refuses_the_rest() -> None:
-    received: list[dict[str, Any]] = []
+    received: list[WebhookEvent] = []
     receiver = WebhookReceiver(received.append)
     await receiver.start()
     receiver.secret = SECRET
@@ -91,7 +97,7 @@ async def test_the_receiver_hands_on_verified_events_and_refuses_the_rest() -> N
             assert (await http.post(receiver.url, content=huge, headers=headers)).status_code == 413
     finally:
         await receiver.stop()
-    assert received == [EVENT]
+    assert received == [WebhookEvent.model_validate(EVENT)]
     assert (receiver.accepted, receiver.rejected) == (1, 2)
     assert receiver.url.startswith("http://127.0.0.1:")
 
@@ -141,7 +147,7 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         # The in-process service is not on loopback, so the app polls; start a receiver to attack directly.
-        receiver = WebhookReceiver(lambda data: screen.post_message(LiveEvent(data)))
+        receiver = WebhookReceiver(lambda webhook: screen.post_message(LiveEvent(webhook)))
         await receiver.start()
         receiver.secret = SECRET
         threads_before = stored_threads(app)
@@ -186,7 +192,7 @@ async def test_a_status_event_whole_or_thin_shows_the_changed_message_after_its_
         syncs = Syncs(app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         screen.post_message(
-            LiveEvent({"type": "message.failed", "data": {"message": whole if shape == "whole" else thin}})
+            live_event({"type": "message.failed", "data": {"message": whole if shape == "whole" else thin}})
         )
         await settle(pilot, app, lambda: "[FAILED]" in reader.text)
         assert syncs.ended >= 1
@@ -208,7 +214,9 @@ async def test_an_event_about_a_message_the_service_does_not_hold_changes_nothin
         )
         syncs = Syncs(app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
-        screen.post_message(LiveEvent({"type": "message.failed", "data": {"message": claimed.model_dump(mode="json")}}))
+        screen.post_message(
+            live_event({"type": "message.failed", "data": {"message": claimed.model_dump(mode="json")}})
+        )
         await settle(pilot, app, lambda: syncs.ended >= 1)
         assert "[FAILED]" not in reader.text
         assert [m.status for m in reader.messages if m.id == target.id] == [target.status]
@@ -234,7 +242,7 @@ def test_webhooks_are_used_only_for_a_service_on_this_machine() -> None:
 
 
 async def test_a_replayed_delivery_is_acknowledged_but_never_handled_twice() -> None:
-    received: list[dict[str, Any]] = []
+    received: list[WebhookEvent] = []
     receiver = WebhookReceiver(received.append)
     await receiver.start()
     receiver.secret = SECRET
@@ -245,7 +253,7 @@ async def test_a_replayed_delivery_is_acknowledged_but_never_handled_twice() -> 
                 assert (await http.post(receiver.url, content=body, headers=headers)).status_code == 204
     finally:
         await receiver.stop()
-    assert received == [EVENT]
+    assert received == [WebhookEvent.model_validate(EVENT)]
     assert (receiver.accepted, receiver.replayed) == (1, 2)
 
 
@@ -338,7 +346,7 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
         await loaded(pilot, app)
         screen: MainScreen = app.screen  # type: ignore[assignment]
         for data in arrive(service, app, 3, sender="ann@example.com"):
-            screen.post_message(LiveEvent(data))
+            screen.post_message(live_event(data))
         await settle(pilot, app, lambda: "New mail" in notes.text)
         assert [n.message for n in notes if n.title == "New mail"] == ["3 new messages, from ann@example.com"]
         notes.clear()
@@ -347,7 +355,7 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
         syncs = Syncs(app)
         for data in arrive(service, app, 2):
-            screen.post_message(LiveEvent(data))
+            screen.post_message(live_event(data))
         await settle(pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due and screen.live.unannounced)
         assert "New mail" not in notes.text  # the moment for the note has passed: held, since a question is open
         await pilot.press("n")
@@ -365,7 +373,7 @@ async def test_new_mail_told_by_thin_events_is_synced_listed_and_announced(servi
         named = [event["data"]["message"] for event in arrive(service, app, 2, sender="thin@example.com")]
         for message in named:
             thin = {key: message[key] for key in ("id", "thread_id", "inbox_id", "direction", "status", "created_at")}
-            screen.post_message(LiveEvent({"type": "message.created", "data": {"message": thin}}))
+            screen.post_message(live_event({"type": "message.created", "data": {"message": thin}}))
         await settle(pilot, app, lambda: "New mail" in notes.text)
         assert [n.message for n in notes if n.title == "New mail"] == ["2 new messages, from thin@example.com"]
         for message in named:
@@ -381,11 +389,11 @@ async def test_a_delivery_signed_again_and_again_makes_one_note_of_one_message(s
         screen: MainScreen = app.screen  # type: ignore[assignment]
         [event] = arrive(service, app, 1, sender="once@example.com")
         for _ in range(5):  # the same event, delivered five times (each a fresh signature: not a replay)
-            screen.post_message(LiveEvent(dict(event)))
+            screen.post_message(live_event(dict(event)))
         await settle(pilot, app, lambda: "New mail" in notes.text)
         syncs = Syncs(app)
         for _ in range(5):  # and again, after its mail is stored
-            screen.post_message(LiveEvent(dict(event)))
+            screen.post_message(live_event(dict(event)))
         await settle(pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due)
         assert [n.message for n in notes if n.title == "New mail"] == ["once@example.com: arrival 0"]
 
@@ -400,7 +408,7 @@ async def test_a_delivery_about_mail_the_sync_does_not_store_makes_no_note(servi
         bobs = service.db.get_message(service.bob.id, service.add_message(service.bob, bobs_thread.id or ""))
         assert bobs is not None
         syncs = Syncs(app)
-        screen.post_message(LiveEvent({"type": "message.created", "data": {"message": bobs.model_dump(mode="json")}}))
+        screen.post_message(live_event({"type": "message.created", "data": {"message": bobs.model_dump(mode="json")}}))
         await settle(pilot, app, lambda: syncs.ended >= 1)
         assert bobs_thread.id not in {t.id for t in stored_threads(app)}
         assert not screen.live.unannounced
@@ -420,7 +428,7 @@ async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_envir
         syncs = Syncs(app)
         events = arrive(service, app, 2)
         for data in events:
-            screen.post_message(LiveEvent(data))
+            screen.post_message(live_event(data))
         await settle(pilot, app, lambda: syncs.ended >= 1)
         message = events[0]["data"]["message"]
         assert message["id"] in {m.id for m in app.core.store.messages(message["thread_id"])}  # stored, unannounced

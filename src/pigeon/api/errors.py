@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
-    import httpx
+    from pigeon.api.answers import Answer
 
 DETAIL_LIMIT = 300
 """How many characters of a server's error text an error message keeps."""
@@ -81,6 +81,17 @@ class ConnectionFailed(PigeonError):
 
 class Timeout(ConnectionFailed):
     """The service did not answer within the timeout."""
+
+
+class LinkFailure(Exception):
+    """A request that got no whole answer (the connection failed, timed out or broke off), whichever HTTP library
+    sent it: the client turns it into :class:`ConnectionFailed` or :class:`Timeout`, never lets it out.
+    ``never_sent``: the request certainly never reached the service (safe to send again, whatever its method)."""
+
+    def __init__(self, detail: str, *, timed_out: bool, never_sent: bool) -> None:
+        super().__init__(detail)
+        self.timed_out = timed_out
+        self.never_sent = never_sent
 
 
 class MalformedResponse(PigeonError):
@@ -229,7 +240,7 @@ def _describe_text(text: str, content_type: str) -> _Described:
     return _Described(detail=_short(text))
 
 
-def describe_body(response: httpx.Response) -> tuple[str, str, list[FieldError]]:
+def describe_body(response: Answer) -> tuple[str, str, list[FieldError]]:
     """``(title, detail, field_errors)`` from an error response of any shape, read from its first
     :data:`DESCRIBE_LIMIT` bytes; never raises (a body that cannot be described says so)."""
     try:
@@ -238,9 +249,23 @@ def describe_body(response: httpx.Response) -> tuple[str, str, list[FieldError]]
         return "", UNREADABLE, []
 
 
-def _describe(response: httpx.Response) -> tuple[str, str, list[FieldError]]:
-    content_type = response.headers.get("content-type", "").lower()
-    text = response.content[:DESCRIBE_LIMIT].decode(response.encoding or "utf-8", errors="replace")
+def _charset(content_type: str) -> str:
+    """The charset a ``Content-Type`` names, if Python knows it; else UTF-8."""
+    import codecs
+
+    for part in content_type.split(";")[1:]:
+        name, _, value = part.partition("=")
+        if name.strip() == "charset":
+            try:
+                return codecs.lookup(value.strip().strip('"')).name
+            except LookupError:
+                break
+    return "utf-8"
+
+
+def _describe(response: Answer) -> tuple[str, str, list[FieldError]]:
+    content_type = (response.header("content-type") or "").lower()
+    text = response.content[:DESCRIBE_LIMIT].decode(_charset(content_type), errors="replace")
     if not text.strip():
         return "", "", []
     if "json" in content_type or text.lstrip()[:1] in "{[":
@@ -292,8 +317,17 @@ _ADVICE: dict[type[StatusError], str] = {
 }
 
 
+def _phrase(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
+
+
 def status_error(
-    response: httpx.Response, *, method: str, path: str, redact: Callable[[str], str] = lambda text: text
+    response: Answer, *, method: str, path: str, redact: Callable[[str], str] = lambda text: text
 ) -> StatusError:
     """Build the typed error for an error response; ``redact`` removes the token from every piece of text kept."""
     status = response.status_code
@@ -302,9 +336,7 @@ def status_error(
     title, detail = redact(title), redact(detail)
     errors = [FieldError(redact(e.field), redact(e.message)) for e in errors]
 
-    import httpx  # loaded already: there is a response
-
-    reason = response.reason_phrase or httpx.codes.get_reason_phrase(status) or "error"
+    reason = clean_line(response.reason, limit=60) or _phrase(status)
     parts = [f"{method} {path} failed: {status} {reason}"]
     said = detail or (title if title.lower() != reason.lower() else "")
     if said:
@@ -317,5 +349,5 @@ def status_error(
 
     kwargs: dict[str, Any] = dict(status=status, method=method, path=path, title=title, detail=detail, errors=errors)
     if cls is RateLimited:
-        return RateLimited(message, retry_after=parse_retry_after(response.headers.get("retry-after")), **kwargs)
+        return RateLimited(message, retry_after=parse_retry_after(response.header("retry-after")), **kwargs)
     return cls(message, **kwargs)

@@ -1,26 +1,33 @@
-"""A small webhook receiver for live updates: HTTP/1.1 on 127.0.0.1 (h11 over asyncio), Standard Webhooks checks.
+"""A small webhook receiver for live updates: aiohttp's HTTP server on 127.0.0.1, Standard Webhooks checks.
 
 It runs inside the caller's event loop (the app's), takes POSTs on one secret path, verifies every delivery's
-signature and timestamp with the subscription's secret, and hands verified events to a callback. Anything else
-gets an error status and changes nothing. Another local process cannot use up Pigeon's file descriptors: at most
-``MAX_CONNECTIONS`` are open, a request's headers must come within ``HEADER_TIMEOUT`` and the whole of it within
-``READ_TIMEOUT``; past the limit the oldest unfinished request is dropped for the newcomer (an honest delivery
-arrives whole at once, so a crowd of half-sent ones cannot keep it out), and when none is unfinished the newcomer is
-closed at once. No Textual here.
+signature and timestamp with the subscription's secret, reads its event once into a
+:class:`~pigeon.models.events.WebhookEvent` and hands that to a callback. Anything else gets an error status and
+changes nothing. Another local process cannot use up Pigeon's file descriptors: at most ``MAX_CONNECTIONS`` are open,
+a request's headers must come within ``HEADER_TIMEOUT`` and its body within ``READ_TIMEOUT``, a body is at most
+``MAX_BODY``, and each connection carries one request. Past the limit the oldest unfinished request is dropped for
+the newcomer (an honest delivery arrives whole at once, so a crowd of half-sent ones cannot keep it out), and when
+none is unfinished the newcomer is closed at once. No Textual here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import h11
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from pigeon.models.events import WebhookEvent
+
+if TYPE_CHECKING:
+    from aiohttp import web
+    from aiohttp.web_protocol import RequestHandler
 
 log = logging.getLogger("pigeon.api.receiver")
 
@@ -29,21 +36,98 @@ SEEN_KEPT = 10_000
 READ_TIMEOUT = 10.0
 HEADER_TIMEOUT = 5.0
 MAX_CONNECTIONS = 32
+SHUTDOWN_TIMEOUT = 1.0  # seconds a request being answered may take to end when the receiver stops
+NO_HEADERS = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 class BadDelivery(Exception):
     """A delivery that is not signed with our secret, is too old or too new, or is not an event."""
 
 
-def verify(secret: str, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
+def verify(secret: str, body: bytes, headers: dict[str, str]) -> WebhookEvent:
     """The event of a delivery signed with ``secret`` (Standard Webhooks, 5 minutes of tolerance)."""
     try:
-        event = Webhook(secret).verify(body, headers)
+        data = Webhook(secret).verify(body, headers)
     except (WebhookVerificationError, ValueError, TypeError) as exc:  # malformed headers raise ValueError
         raise BadDelivery(str(exc) or type(exc).__name__) from None
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+    event = WebhookEvent.read(data)
+    if event is None:
         raise BadDelivery("not an event object")
     return event
+
+
+class _Doors:
+    """The receiver's connections: how many are open, which have not yet sent a whole request (oldest first), and
+    the timer that closes each one whose headers are late."""
+
+    def __init__(self) -> None:
+        self.open: dict[asyncio.Transport, None] = {}
+        self.unfinished: OrderedDict[asyncio.Transport, asyncio.TimerHandle | None] = OrderedDict()
+        self.dropped = 0
+
+    def admit(self, transport: asyncio.Transport) -> bool:
+        """Room for one more connection: the oldest unfinished request is dropped if all are taken; False when
+        every open one is being answered."""
+        if len(self.open) >= MAX_CONNECTIONS:
+            if not self.unfinished:
+                self.dropped += 1
+                transport.abort()  # closed at once, nothing read, nothing logged
+                return False
+            oldest, timer = self.unfinished.popitem(last=False)
+            if timer is not None:
+                timer.cancel()
+            self.open.pop(oldest, None)
+            oldest.abort()
+            self.dropped += 1
+        self.open[transport] = None
+        late = asyncio.get_running_loop().call_later(HEADER_TIMEOUT, self._headers_late, transport)
+        self.unfinished[transport] = late
+        return True
+
+    def _headers_late(self, transport: asyncio.Transport) -> None:
+        if transport in self.unfinished and self.unfinished[transport] is not None:
+            self.unfinished[transport] = None
+            if not transport.is_closing():
+                transport.write(NO_HEADERS)
+                transport.close()
+
+    def headers_in(self, transport: asyncio.Transport) -> None:
+        """The request's headers are in: no longer timed by the header timer (its body is, by the handler)."""
+        timer = self.unfinished.get(transport)
+        if timer is not None:
+            timer.cancel()
+            self.unfinished[transport] = None
+
+    def finished(self, transport: asyncio.Transport) -> None:
+        """The request is whole (or refused): it is being answered, no longer the one to drop."""
+        timer = self.unfinished.pop(transport, None)
+        if timer is not None:
+            timer.cancel()
+
+    def closed(self, transport: asyncio.Transport) -> None:
+        self.finished(transport)
+        self.open.pop(transport, None)
+
+
+def _bounded_server(handle: Callable[[web.BaseRequest], Awaitable[web.StreamResponse]], doors: _Doors) -> web.Server:
+    """aiohttp's low-level server, telling ``doors`` of each connection made and lost so that they stay bounded."""
+    from aiohttp import web
+
+    transports: dict[RequestHandler, asyncio.Transport] = {}
+
+    class BoundedServer(web.Server):
+        def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
+            if doors.admit(transport):
+                transports[handler] = transport
+                super().connection_made(handler, transport)
+
+        def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
+            transport = transports.pop(handler, None)
+            if transport is not None:
+                doors.closed(transport)
+            super().connection_lost(handler, exc)
+
+    return BoundedServer(handle, access_log=None)
 
 
 class WebhookReceiver:
@@ -51,7 +135,7 @@ class WebhookReceiver:
 
     def __init__(
         self,
-        on_event: Callable[[dict[str, Any]], None],
+        on_event: Callable[[WebhookEvent], None],
         *,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -65,121 +149,84 @@ class WebhookReceiver:
         self.accepted = 0
         self.rejected = 0
         self.replayed = 0
-        self.dropped = 0
         self._seen: OrderedDict[str, None] = OrderedDict()  # delivery ids already handled, newest last
-        self._server: asyncio.Server | None = None
-        self._open: set[asyncio.StreamWriter] = set()
-        self._unfinished: OrderedDict[asyncio.StreamWriter, None] = OrderedDict()  # still reading, oldest first
+        self._doors = _Doors()
+        self._runner: web.ServerRunner | None = None
 
     @property
     def connections(self) -> int:
         """How many connections are open now (at most ``MAX_CONNECTIONS``)."""
-        return len(self._open)
+        return len(self._doors.open)
+
+    @property
+    def dropped(self) -> int:
+        """Connections closed to make room, or refused for want of it."""
+        return self._doors.dropped
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}{self.path}"
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        # aiohttp's server loads in a thread (the app's screen keeps answering keys meanwhile), then is at hand here.
+        await asyncio.to_thread(importlib.import_module, "aiohttp.web")
+        from aiohttp import web
+
+        runner = web.ServerRunner(
+            _bounded_server(self._handle, self._doors), handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self.port = int(runner.addresses[0][1])
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
             with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-            self._server = None
+                await runner.cleanup()
 
-    def _make_room(self) -> bool:
-        """Room for one more connection: the oldest unfinished request is dropped if all are taken; False when
-        every open one is being answered."""
-        if len(self._open) < MAX_CONNECTIONS:
-            return True
-        if not self._unfinished:
-            return False
-        oldest, _ = self._unfinished.popitem(last=False)
-        self._open.discard(oldest)
-        oldest.transport.abort()  # (its handler sees the connection gone and ends)
-        self.dropped += 1
-        return True
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        from aiohttp import web
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not self._make_room():
-            self.dropped += 1
-            writer.transport.abort()  # closed at once, nothing read, nothing logged
-            return
-        self._open.add(writer)
-        self._unfinished[writer] = None
+        transport = request.transport
+        if transport is not None:
+            self._doors.headers_in(transport)
         try:
-            await self._answer(reader, writer)
-        except Exception as exc:  # (a peer's fault ends its connection; never a traceback for it)
-            log.debug("webhook connection ended: %s", type(exc).__name__)
-        finally:
-            self._open.discard(writer)
-            self._unfinished.pop(writer, None)
-            writer.close()
-
-    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connection = h11.Connection(h11.SERVER)
-        try:
-            async with asyncio.timeout(READ_TIMEOUT):  # not wait_for: it can swallow a cancellation on 3.11
-                status = await self._handle(connection, reader)
-        except (TimeoutError, h11.ProtocolError, OSError):
+            async with asyncio.timeout(READ_TIMEOUT):  # (the body's time; the headers had theirs)
+                status = await self._answer(request)
+        except (TimeoutError, OSError, ValueError) as exc:
+            log.debug("webhook request ended: %s", type(exc).__name__)
             status = 400
-        self._unfinished.pop(writer, None)  # (answered now: no longer the one to drop)
-        if writer.transport.is_closing():
-            return
-        try:
-            writer.write(
-                connection.send(
-                    h11.Response(status_code=status, headers=[("content-length", "0"), ("connection", "close")])
-                )
-                or b""
-            )
-            writer.write(connection.send(h11.EndOfMessage()) or b"")
-            async with asyncio.timeout(READ_TIMEOUT):  # (a peer that reads nothing cannot hold the answer)
-                await writer.drain()
-        except (h11.LocalProtocolError, OSError, TimeoutError):
-            pass
         finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(1.0):
-                    await writer.wait_closed()
+            if transport is not None:
+                self._doors.finished(transport)
+        response = web.Response(status=status)
+        response.force_close()  # one request a connection
+        return response
 
-    async def _handle(self, connection: h11.Connection, reader: asyncio.StreamReader) -> int:
-        request: h11.Request | None = None
-        body = bytearray()
-        headers_by = asyncio.get_running_loop().time() + HEADER_TIMEOUT
-        while True:
-            event = connection.next_event()
-            if event is h11.NEED_DATA:
-                async with asyncio.timeout_at(headers_by if request is None else None):
-                    data = await reader.read(65536)
-                connection.receive_data(data)
-                if not data and request is None:
-                    return 400
-                continue
-            if isinstance(event, h11.Request):
-                request = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-                if len(body) > MAX_BODY:
-                    return 413
-            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
-                break
-        if request is None:
-            return 400
-        if request.target.decode(errors="replace") != self.path:
+    async def _answer(self, request: web.BaseRequest) -> int:
+        if request.raw_path != self.path:
             return 404
-        if request.method != b"POST":
+        if request.method != "POST":
             return 405
         if self.secret is None:
             return 503
-        headers = {name.decode().lower(): value.decode(errors="replace") for name, value in request.headers}
+        if (request.content_length or 0) > MAX_BODY:
+            return 413
+        body = bytearray()
+        async for chunk in request.content.iter_any():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return 413
+        headers = {name.lower(): value for name, value in request.headers.items()}
         try:
-            delivered = verify(self.secret, bytes(body), headers)
+            event = verify(self.secret, bytes(body), headers)
         except BadDelivery as exc:
             self.rejected += 1
             log.info("rejected a webhook delivery: %s", exc)
@@ -193,14 +240,7 @@ class WebhookReceiver:
             self._seen.popitem(last=False)
         self.accepted += 1
         try:
-            self.on_event(delivered)
+            self.on_event(event)
         except Exception:  # the receiver must keep answering whatever the callback does
             log.exception("live update handler failed")
         return 204
-
-
-def event_message(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The message an event is about, if it carries one."""
-    data = event.get("data")
-    message = data.get("message") if isinstance(data, dict) else None
-    return message if isinstance(message, dict) else None

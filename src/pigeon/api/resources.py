@@ -35,7 +35,7 @@ from pigeon.models import (
 )
 
 if TYPE_CHECKING:
-    from pigeon.api.transport import Answer
+    from pigeon.api.answers import Answer
 
 M = TypeVar("M", bound=BaseModel)
 B = TypeVar("B", bound=RequestBody)

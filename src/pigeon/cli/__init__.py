@@ -8,26 +8,16 @@ by family: :mod:`.service` (the service's operations), :mod:`.mail` (the local s
 
 from __future__ import annotations
 
-import gc
+import sys
+from collections.abc import Sequence
+from typing import TextIO
 
-# Importing the commands makes many objects and no garbage, and the collector ran 45 times over them: off until
-# they are in (5 ms of the ~200 to the app's first row, issue 16). The app keeps it off until its first frame.
-_collecting = gc.isenabled()  # (a program importing this with the collector off finds it off still)
-gc.disable()
-
-import sys  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
-from typing import TextIO  # noqa: E402
-
-from pigeon import credentials  # noqa: E402
-from pigeon.cli.output import EXIT_SERVICE, EXIT_USAGE, UsageError, fail  # noqa: E402
-from pigeon.cli.parser import parse_arguments  # noqa: E402
-from pigeon.cli.serve import cmd_tui  # noqa: E402
-from pigeon.config import ConfigError  # noqa: E402
-from pigeon.core.errors import InvalidInput, PigeonError, StoreUnwritable  # noqa: E402
-
-if _collecting:
-    gc.enable()
+from pigeon import credentials
+from pigeon.cli.output import EXIT_SERVICE, EXIT_USAGE, UsageError, fail
+from pigeon.cli.parser import parse_arguments
+from pigeon.cli.serve import cmd_tui
+from pigeon.config import ConfigError
+from pigeon.core.errors import InvalidInput, PigeonError, StoreUnwritable
 
 __all__ = ["main"]
 

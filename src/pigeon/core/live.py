@@ -10,8 +10,9 @@ told. A subscription can stop delivering for good while Pigeon is closed (the se
 when synced mail stays unannounced past a margin while nothing is delivered at all, a new subscription replaces it,
 once.
 
-The caller (the TUI) gets each verified event and does its own timing: an event is a reason to sync (its thread is
-read again), never mail to show. :class:`Mode` says which way mail comes and why. No Textual here.
+The caller (the TUI) gets each verified event (read once, by the receiver) and does its own timing: an event is a
+reason to sync (its thread is read again), never mail to show. :class:`Mode` says which way mail comes and why. No
+Textual here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from pigeon import credentials
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.api.receiver import WebhookReceiver
     from pigeon.models import Message
+    from pigeon.models.events import WebhookEvent
 
 log = logging.getLogger("pigeon.core.live")
 
@@ -50,30 +52,7 @@ def is_loopback(base_url: str) -> bool:
     return host in {"localhost", "::1"} or host.startswith("127.")
 
 
-@dataclass(frozen=True)
-class LiveEvent:
-    """A verified event: the message it is about (new or changed), by id. An event is a reason to sync, never the
-    mail itself: a service may send the message whole or thin, only its ids are read."""
-
-    message_id: str
-    thread_id: str
-
-
-ID_LONGEST = 200  # characters: an id longer than this is no id of the service's
 NAMED_KEPT = 1000  # threads events may name between two syncs
-
-
-def parse_event(data: dict[str, Any]) -> LiveEvent | None:
-    """What the event is about, if it names a thread."""
-    from pigeon.api.receiver import event_message
-
-    raw = event_message(data) or {}
-    message_id, thread_id = raw.get("id"), raw.get("thread_id")
-    if not isinstance(thread_id, str) or not 0 < len(thread_id) <= ID_LONGEST:
-        return None
-    if not isinstance(message_id, str) or len(message_id) > ID_LONGEST:
-        message_id = ""
-    return LiveEvent(message_id, thread_id)
 
 
 @dataclass(frozen=True)
@@ -251,22 +230,21 @@ class Live:
         self._unannounced.clear()
         self._heard_since_subscribed = False
 
-    def _heard(self, data: dict[str, Any]) -> None:
+    def _heard(self, event: WebhookEvent) -> None:
         self._last_heard = self.clock()
         self._heard_since_subscribed = True
-        event = parse_event(data)
-        if event is not None and event.message_id:
+        if event.message_id:
             self._announced[event.message_id] = None
             self._unannounced.pop(event.message_id, None)
             while len(self._announced) > ANNOUNCED_KEPT:
                 del self._announced[next(iter(self._announced))]
 
-    def name_thread(self, event: LiveEvent) -> None:
-        """An event named this thread: the next sync reads it again."""
-        if len(self.named) < NAMED_KEPT:
+    def name_thread(self, event: WebhookEvent) -> None:
+        """An event named this thread: the next sync reads it again (an event that names none is no reason)."""
+        if event.thread_id and len(self.named) < NAMED_KEPT:
             self.named.add(event.thread_id)
 
-    async def start(self, client: PigeonClient, on_event: Callable[[dict[str, Any]], None]) -> Mode:
+    async def start(self, client: PigeonClient, on_event: Callable[[WebhookEvent], None]) -> Mode:
         """Listen for the kept subscription's deliveries, or subscribe anew when none is kept; the mode says how
         mail comes.
 
@@ -276,9 +254,9 @@ class Live:
         once, and the kept subscription is used again when its port is free."""
         from pigeon.api.receiver import WebhookReceiver  # only when live updates are on
 
-        def heard(data: dict[str, Any]) -> None:
-            self._heard(data)
-            on_event(data)
+        def heard(event: WebhookEvent) -> None:
+            self._heard(event)
+            on_event(event)
 
         kept = KeptHook.parse(self.vault.load(self.name))
         if kept is not None:

@@ -32,6 +32,7 @@ from pigeon.store.triage import Change
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
     from pigeon.models import Contact, Inbox, Message, Thread, Unreadable, UpdateContact, WebhookSubscription
+    from pigeon.models.events import WebhookEvent
 
 __all__ = [
     "ContactDraft",
@@ -376,7 +377,7 @@ class MailCore(Session):
         """How new mail will come, known without trying (what ``pigeon status`` says too)."""
         return plan(self.live_wanted, self.service_url, self.live.vault)
 
-    async def start_live(self, on_event: Callable[[dict[str, Any]], None]) -> Mode:
+    async def start_live(self, on_event: Callable[[WebhookEvent], None]) -> Mode:
         """Webhooks when they can work; either way the caller checks for mail (less often with webhooks)."""
         planned = await asyncio.to_thread(self.live_plan)  # the keyring may be asked: not on the event loop
         self.live.name = vault_name(self.config.profile, self.service_url)

@@ -27,7 +27,7 @@ Accept = Callable[["list[Inbox]", str], Awaitable[None]]
 
 
 def default_client_factory(base_url: str, token: str) -> PigeonClient:
-    from pigeon.api.client import PigeonClient  # httpx loads here, not before the first screen
+    from pigeon.api.client import PigeonClient  # aiohttp loads here, not before the first screen
 
     return PigeonClient(base_url, token)
 
@@ -72,8 +72,8 @@ class Session:
         return self.client_factory(self.config.base_url, self._token)
 
     async def connect(self) -> PigeonClient:
-        """The one client; the first call makes it in a thread (httpx, TLS and anyio take a while to load, and the
-        screen keeps painting and answering keys meanwhile)."""
+        """The one client; the first call makes it in a thread (its HTTP library and TLS contexts take a moment to
+        load, and the screen keeps painting and answering keys meanwhile)."""
         async with self._client_lock:
             if self._client is None:
                 self._client = await asyncio.to_thread(self._make_client)

@@ -3,13 +3,14 @@ with them (posted to each screen). Widget messages stay nested in their widgets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from pigeon.core.drafts import MailDraft
     from pigeon.models import Contact
+    from pigeon.models.events import WebhookEvent
 
 
 class Failed(Message):
@@ -56,9 +57,9 @@ class Offline(Message, bubble=False):
 class LiveEvent(Message, bubble=False):
     """A verified webhook event arrived."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, webhook: WebhookEvent) -> None:
         super().__init__()
-        self.data = data
+        self.webhook = webhook
 
 
 class BrowseInTerminal(Message):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.content import Content
 from textual.screen import Screen
@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from pigeon.core.errors import ConnectionFailed, PigeonError, Unauthorized
-from pigeon.core.live import BACKUP_FACTOR, Mode, parse_event
+from pigeon.core.live import BACKUP_FACTOR, Mode
 from pigeon.core.mail import MailCore, skipped_words
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LiveEvent
@@ -32,6 +32,7 @@ from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
     from pigeon.models import Message as MailMessage
+    from pigeon.models.events import WebhookEvent
 
 LIVE_DEBOUNCE = 0.3
 PROGRESS_INTERVAL = 0.2  # seconds between two sync progress figures
@@ -187,8 +188,8 @@ class LivePart(Part):
     async def _start_live(self) -> None:
         screen = self.screen
 
-        def deliver(data: dict[str, Any]) -> None:
-            screen.post_message(LiveEvent(data))
+        def deliver(webhook: WebhookEvent) -> None:
+            screen.post_message(LiveEvent(webhook))
 
         self._mode = await self.core.start_live(deliver)
         self._schedule_check(self._regular_delay())
@@ -266,14 +267,13 @@ class LivePart(Part):
         if self._arrived:
             self.announce_new_mail()
 
-    def event(self, data: dict[str, Any]) -> None:
+    def event(self, webhook: WebhookEvent) -> None:
         """A verified delivery, whole or thin: a reason to sync a moment later (several in a row make one), never
         mail to show. That sync reads the thread it names again, so a changed message of the open thread is shown
         from the store, and new mail is announced from what it stored."""
-        parsed = parse_event(data)
-        if parsed is None:
+        if not webhook.thread_id:
             return
-        self.core.live.name_thread(parsed)
+        self.core.live.name_thread(webhook)
         if self._event_timer is not None:
             self._event_timer.stop()
         self._event_timer = self.screen.set_timer(LIVE_DEBOUNCE, self.load)

@@ -230,7 +230,7 @@ class MainScreen(ReportsFailures, QuickFrames):
         self.live.set_offline(True)
 
     def on_live_event(self, event: LiveEvent) -> None:
-        self.live.event(event.data)
+        self.live.event(event.webhook)
 
     def on_screen_resume(self) -> None:
         self.live.screen_back()
