@@ -223,6 +223,8 @@ async def contacts(pilot: Pilot) -> None:
     await pilot.press("b")
     await settle(pilot, lambda: isinstance(app.screen, ContactBook) and len(app.screen.shown) > 40)
     await settle(pilot)
+    for box in app.screen.query(Input):  # a steady cursor: a blink timer's turn would decide the picture
+        box.cursor_blink = False
     app.screen.query_one(DataTable).move_cursor(row=2)
     await pilot.pause()
 
