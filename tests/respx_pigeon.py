@@ -24,7 +24,9 @@ class PigeonTransportMocker(AbstractRequestMocker):
         return httpx.Request(kwargs["method"], url, headers=kwargs["headers"], content=kwargs["body"])
 
     @classmethod
-    async def from_async_httpx_response(cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any) -> Any:
+    async def from_async_httpx_response(  # type: ignore[override]  # (respx's ``target`` comes in **kwargs)
+        cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any
+    ) -> Any:
         body = await httpx_response.aread()
         headers = [(name, value) for name, value in httpx_response.headers.raw if name.lower() != b"content-encoding"]
         return Answer(httpx_response.status_code, httpx_response.extensions.get("reason_phrase", b""), headers, body)

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 from unittest.mock import patch
 
 import httpx
@@ -40,10 +41,12 @@ def run(*argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def run_json(*argv: str) -> dict:
+def run_json(*argv: str) -> dict[str, Any]:
     code, text = run(*argv, "--json")
     assert code == 0, text
-    return json.loads(text)
+    answer = json.loads(text)
+    assert isinstance(answer, dict)
+    return answer
 
 
 def test_inboxes_list_and_create(api: respx.MockRouter) -> None:
@@ -147,7 +150,7 @@ def test_contacts_update_sends_typed_arrays(api: respx.MockRouter) -> None:
 
 
 def test_webhooks_create_shows_the_secret_once(api: respx.MockRouter) -> None:
-    body = {
+    body: dict[str, Any] = {
         "id": "w1",
         "url": "https://hooks.example/in",
         "events": ["message.created", "message.failed"],
@@ -202,7 +205,7 @@ def test_usage_errors_exit_2_with_one_clean_line(
     ],
 )
 def test_service_errors_exit_1_with_one_clean_line(
-    api: respx.MockRouter, response: object, fragment: str, capsys: pytest.CaptureFixture[str]
+    api: respx.MockRouter, response: httpx.Response | Exception, fragment: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api.get("/v1/inboxes").mock(side_effect=[response] * 3)
     assert main(["inboxes", "list"], out=io.StringIO()) == 1

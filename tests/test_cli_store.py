@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from pigeon.cli import main
 from pigeon.server.app import ServerSettings, create_app
@@ -160,7 +161,7 @@ def test_sync_says_on_stderr_when_and_until_when_it_waits_on_a_busy_service(
     inner = create_app(service.db, ServerSettings(deliver_webhooks=False))
     busy = [True]
 
-    async def first_answer_busy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def first_answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and busy[0]:  # the first request is answered 429, Retry-After: 30
             busy[0] = False
             headers = [(b"retry-after", b"30"), (b"content-type", b"application/problem+json")]
