@@ -18,6 +18,7 @@ import respx
 from pigeon import credentials, locations
 from pigeon.cli import main
 from pigeon.cli.parser import build_parser, parse_arguments
+from tests.command_line import run
 from tests.keyrings import MemoryKeyring
 
 BASE = "https://mail.example.com"
@@ -33,12 +34,6 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
     monkeypatch.setenv("PIGEON_BASE_URL", BASE)
     with respx.mock(base_url=BASE, assert_all_called=False, using="pigeon") as router:
         yield router
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), out=out)
-    return code, out.getvalue()
 
 
 def run_json(*argv: str) -> dict[str, Any]:

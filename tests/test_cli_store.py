@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import gc
-import io
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,23 +13,8 @@ from starlette.types import Receive, Scope, Send
 from pigeon.cli import main
 from pigeon.server.app import ServerSettings, create_app
 from pigeon.server.run import start_in_thread
+from tests.command_line import run
 from tests.server.conftest import Service, make_service
-
-
-@pytest.fixture
-def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
-    service = make_service()
-    thread = start_in_thread(create_app(service.db, ServerSettings(deliver_webhooks=False)), db=service.db)
-    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
-    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
-    yield service
-    thread.stop()
-    service.db.close()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
 
 
 def test_sync_then_search_triage_and_undo(running: Service, capsys: pytest.CaptureFixture[str]) -> None:
