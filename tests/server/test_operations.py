@@ -16,6 +16,9 @@ from tests.server.conftest import Service, first_thread, make_service
 PROBLEM = "application/problem+json"
 
 
+UNKNOWN = "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b"  # fixed: test ids must match in every process collecting them
+
+
 def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith(PROBLEM)
@@ -71,7 +74,7 @@ async def test_default_page_size_is_20(service: Service, http: httpx.AsyncClient
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"thread_id": "not-a-uuid"}, {"thread_id": str(uuid.uuid4()), "message_ids": "nope"}],
+    [{}, {"thread_id": "not-a-uuid"}, {"thread_id": UNKNOWN, "message_ids": "nope"}],
     ids=["missing thread_id", "bad thread_id", "bad message id"],
 )
 async def test_bad_message_list_queries_are_422(
@@ -207,11 +210,11 @@ async def test_a_body_that_is_not_json_is_400(service: Service, http: httpx.Asyn
 # --- auth and isolation -------------------------------------------------------------------------------------------
 
 OPERATIONS = [
-    ("GET", "/v1/messages", {"params": {"thread_id": str(uuid.uuid4())}}),
+    ("GET", "/v1/messages", {"params": {"thread_id": UNKNOWN}}),
     ("GET", "/v1/threads", {}),
     ("GET", "/v1/inboxes", {}),
     ("POST", "/v1/inboxes", {"json": {"type": "EMAIL_INBOX"}}),
-    ("PATCH", f"/v1/contacts/{uuid.uuid4()}", {"json": {"first_name": "x"}}),
+    ("PATCH", f"/v1/contacts/{UNKNOWN}", {"json": {"first_name": "x"}}),
     ("POST", "/v1/webhooks", {"json": {"url": "https://h.example/x", "events": ["message.created"]}}),
 ]
 
