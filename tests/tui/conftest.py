@@ -122,7 +122,7 @@ class Notes(list[Notification]):
         return "\n".join(f"{n.title}: {n.message}" for n in self)
 
 
-def screen_text(app: PigeonApp) -> str:
+def screen_text(app: App[Any]) -> str:
     """Everything on screen as plain text, one line per row, read from Textual's own screenshot export."""
     rows: dict[float, list[str]] = {}
     for y, chunk in _TEXT.findall(app.export_screenshot()):
