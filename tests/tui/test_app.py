@@ -125,7 +125,9 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
         assert len(threads.source) == 25
 
 
-async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(service: Service) -> None:
+async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pigeon.tui.screens.main_list import SEARCH_DELAY
 
     app = pigeon_for(service)
@@ -140,7 +142,7 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(serv
             counted_on.append(threading.current_thread())
             return count(*args, **kwargs)
 
-        app.core.store.count = recording_count  # type: ignore[method-assign]
+        monkeypatch.setattr(app.core.store, "count", recording_count)
         await pilot.press("slash", *word, "escape")  # cleared before the search began
         await pilot.pause(SEARCH_DELAY * 3)  # (a fixed wait is the point: no search begins once it is cleared)
         await settle(pilot, app)
@@ -473,7 +475,9 @@ async def test_an_app_made_with_the_collector_on_leaves_it_alone(service: Servic
         assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
 
 
-async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service: Service) -> None:
+async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
@@ -487,7 +491,7 @@ async def test_a_stored_thread_opens_in_one_step_without_a_loading_stage(service
             shown.append((len(messages), progress))
             show(thread, messages, *more, progress=progress, **named)
 
-        reader.show = recording_show  # type: ignore[method-assign]
+        monkeypatch.setattr(reader, "show", recording_show)
         text_width = reader.query_one("#reader-content").size.width
         threads = app.screen.query_one(ThreadList)
         longest = max(range(len(threads.source)), key=lambda i: threads.source.row(i).count)

@@ -132,7 +132,9 @@ async def test_shift_j_and_k_in_the_reader_open_the_next_and_previous_thread(ser
         assert app.focused is reader
 
 
-async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_read(service: Service) -> None:
+async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_read(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
@@ -149,7 +151,7 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
         def no_store(thread_id: str) -> list[Message]:
             raise AssertionError("read from the store again")
 
-        app.core.store.messages = no_store  # type: ignore[method-assign]  # enter shows what the preview read
+        monkeypatch.setattr(app.core.store, "messages", no_store)  # enter shows what the preview read
         shown_again: list[str] = []
         show = reader.show
 
@@ -157,7 +159,7 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
             shown_again.append(args[0].id)
             show(*args, **kwargs)
 
-        reader.show = counted_show  # type: ignore[method-assign]
+        monkeypatch.setattr(reader, "show", counted_show)
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and not is_unread(app, thread_id))
         assert shown_again == []  # the preview's layout stays: Enter moves the focus and marks the thread read

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
@@ -89,7 +90,9 @@ async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule
         assert len(switch.syncs) == 3
 
 
-async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Service) -> None:
+async def test_a_check_that_fails_on_the_disk_is_tried_again_too(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     switch = Switch(service)
     switch.down = False
     app = make_app(
@@ -108,7 +111,7 @@ async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Servic
             raise OSError(28, "No space left on device")
         return await real_sync(*args, **kwargs)
 
-    app.core.sync = full_disk  # type: ignore[method-assign]
+    monkeypatch.setattr(app.core, "sync", full_disk)
     async with app.run_test(size=SIZE) as pilot:
         screen = on_screen(app, MainScreen)
         threads = screen.query_one(ThreadList)

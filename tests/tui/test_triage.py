@@ -310,7 +310,9 @@ async def test_changing_the_sort_keeps_the_cursor_on_its_thread_wherever_it_land
         assert threads.cursor == 3
 
 
-async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: Service) -> None:
+async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
@@ -323,7 +325,7 @@ async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: 
             counts.append(kwargs.get("among"))
             return count(*args, **kwargs)
 
-        store.count = recording_count  # type: ignore[method-assign]
+        monkeypatch.setattr(store, "count", recording_count)
         screen = on_screen(app, MainScreen)
         for keys, view in [(("e",), "inbox"), (("x", "j", "x", "e"), "inbox"), (("u",), "inbox"), (("s",), "inbox")]:
             counts.clear()
