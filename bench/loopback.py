@@ -146,7 +146,9 @@ def measure_cli_sync(base: str, pid: int, token: str) -> dict[str, float]:
         child = subprocess.Popen(
             [sys.executable, "-m", "pigeon", "sync", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
-        out, err = child.stdout.read(), child.stderr.read()  # type: ignore[union-attr]  (both are pipes)
+        assert child.stdout is not None  # (both are pipes)
+        assert child.stderr is not None
+        out, err = child.stdout.read(), child.stderr.read()
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - began
         child.returncode = os.waitstatus_to_exitcode(status)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import operator
 import os
 import platform
 import random
@@ -33,10 +34,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from pigeon.models import Message, Thread
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / ".data"
@@ -135,7 +140,7 @@ def direct_fill(service_db: Path, store_path: Path) -> int:
     store = MailStore(store_path)
     store.put_inboxes(db.list_inboxes(account))
 
-    def items() -> Iterator[tuple]:
+    def items() -> Iterator[tuple[Thread, list[Message], str, str]]:
         token = None
         while True:
             threads, token = db.list_threads(account, page_size=500, page_token=token)
@@ -311,12 +316,12 @@ def measure_ui(data_dir: Path, *, presses: int = 20, extra_env: dict[str, str] |
             time.sleep(pauses.uniform(0.05, 0.15))
             before = tmux.screen(styled=True)
             tmux.keys("j")
-            delay, _ = tmux.wait_for(lambda s, before=before: s != before, timeout=5, styled=True)
+            delay, _ = tmux.wait_for(partial(operator.ne, before), timeout=5, styled=True)
             delays.append(delay)
         before = tmux.screen(styled=True)
         sent = time.perf_counter()
         tmux.keys(*(["j"] * 100))
-        tmux.wait_for(lambda s, before=before: s != before, timeout=10, styled=True)
+        tmux.wait_for(partial(operator.ne, before), timeout=10, styled=True)
         last, last_change = tmux.screen(styled=True), time.perf_counter()
         while time.perf_counter() - last_change < 0.3:  # until the screen stops moving
             shown = tmux.screen(styled=True)
@@ -397,7 +402,8 @@ def measure_triage(data_dir: Path, *, runs: int = 6) -> dict[str, Any]:
         check=True,
         timeout=600,
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
@@ -408,7 +414,8 @@ def _spread(values: list[float], scale: float, unit: str, digits: int) -> str:
 def targets_line(results: list[SizeResult]) -> str:
     """Which targets the medians meet at every size, and which they miss (and where)."""
     names = {"first_row": "first row", "keypress": "one keypress", "open_newest": "open newest", "rss_mib": "peak RSS"}
-    met, missed = [], []
+    met: list[str] = []
+    missed: list[str] = []
     for key, name in names.items():
         over = [f"{r.size:,}" for r in results if statistics.median(getattr(run, key) for run in r.runs) > TARGETS[key]]
         (missed if over else met).append(f"{name} (at {', '.join(over)})" if over else name)

@@ -21,7 +21,6 @@ import gc
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,7 +43,7 @@ async def measure(runs: int, word: str) -> dict[str, float | str]:
     frames: list[float] = []  # when each screen update ended
     update = Screen._on_timer_update
 
-    def timed_update(self: Screen) -> None:
+    def timed_update(self: Screen[Any]) -> None:
         update(self)
         frames.append(time.perf_counter())
 
@@ -158,4 +157,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -11,8 +11,11 @@ from typing import Any, TypeVar
 import keyring
 import pytest
 
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.run import start_in_thread
 from tests import respx_pigeon  # noqa: F401  (registers respx.mock(using="pigeon"))
 from tests.keyrings import MemoryKeyring, PlainFileKeyring
+from tests.server.conftest import Service, make_service
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +45,18 @@ def installed(backend: K) -> Iterator[K]:
 def memory_keyring() -> Iterator[MemoryKeyring]:
     """An in-memory keyring backend for every test."""
     yield from installed(MemoryKeyring())
+
+
+@pytest.fixture
+def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
+    """The reference service on a port of this machine, named to ``pigeon`` commands by its environment."""
+    service = make_service()
+    thread = start_in_thread(create_app(service.db, ServerSettings(deliver_webhooks=False)), db=service.db)
+    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
+    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
+    yield service
+    thread.stop()
+    service.db.close()
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import keyring.errors
 class MemoryKeyring(keyring.backend.KeyringBackend):
     """Secrets in a dict, gone when the test ends."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # (keyring's own code is untyped)
         self.secrets: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -52,7 +52,7 @@ class FileKeyring(MemoryKeyring):
         named = os.environ.get("PIGEON_TEST_KEYRING")  # (keyring makes one of every backend class it knows of)
         self._file = Path(named) if named else None
         if self._file is not None and self._file.exists():
-            self.secrets = {tuple(k.split("\x1f", 1)): v for k, v in json.loads(self._file.read_text()).items()}  # type: ignore[misc]
+            self.secrets = {tuple(k.split("\x1f", 1)): v for k, v in json.loads(self._file.read_text()).items()}
 
     def _save(self) -> None:
         if self._file is not None:

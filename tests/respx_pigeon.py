@@ -21,7 +21,9 @@ class PigeonSenderMocker(AbstractRequestMocker):
         return httpx.Request(kwargs["method"], kwargs["url"], headers=kwargs["headers"], content=kwargs["body"])
 
     @classmethod
-    async def from_async_httpx_response(cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any) -> Any:
+    async def from_async_httpx_response(  # type: ignore[override]  # (respx's ``target`` comes in **kwargs)
+        cls, httpx_response: httpx.Response, instance: Any, **kwargs: Any
+    ) -> Any:
         body = await httpx_response.aread()
         headers = [(name, value) for name, value in httpx_response.headers.multi_items() if name != "content-encoding"]
         return Answer(httpx_response.status_code, httpx_response.reason_phrase, headers, body)
@@ -30,6 +32,6 @@ class PigeonSenderMocker(AbstractRequestMocker):
     async def async_handler(cls, httpx_request: httpx.Request) -> Any:
         """A failure a route raises (``side_effect=httpx.ConnectError``) comes out as the sender's would."""
         try:
-            return await super().async_handler(httpx_request)
+            return await super().async_handler(httpx_request)  # type: ignore[no-untyped-call]
         except httpx.TransportError as exc:
             raise httpx_failure(exc) from None

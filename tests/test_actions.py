@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from pigeon.cli.parser import build_parser
 from pigeon.core.actions import ACTIONS, BY_ID, Action, describe, verbs
@@ -18,7 +19,7 @@ from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import make_service
 from tests.tui.conftest import SIZE, pigeon_for
 
-HOLDERS = {"app": PigeonApp, "main": MainScreen, "reader": Reader}
+HOLDERS: dict[str, type[DOMNode]] = {"app": PigeonApp, "main": MainScreen, "reader": Reader}
 
 
 def cli_commands() -> set[str]:
@@ -84,6 +85,6 @@ async def test_the_palette_offers_every_action_of_the_screen_it_is_opened_on() -
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         async for hit in PigeonCommands(app.screen).discover():
-            names.add(str(hit.display))
+            names.add(str(hit.prompt))
     service.db.close()
     assert {a.title for a in ACTIONS if a.palette} <= names

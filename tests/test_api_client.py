@@ -6,7 +6,7 @@ import json
 import logging
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -77,7 +77,7 @@ async def client(sleeps: Sleeps) -> AsyncIterator[PigeonClient]:
 
 
 @pytest.fixture
-def api() -> respx.MockRouter:
+def api() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False, using="pigeon") as router:
         yield router
 

@@ -156,7 +156,9 @@ def test_the_maildir_export_writes_every_message_as_mail_a_client_can_thread(
         plain = next(part for part in mail.walk() if part.get_content_type() == "text/plain")
         text = next((b.content for b in message.content_blocks if b.content and not b.filename), None)
         if text and "html" not in (message.content_blocks[0].mime_type or ""):
-            assert text.split()[0] in plain.get_payload(decode=True).decode()
+            payload = plain.get_payload(decode=True)
+            assert isinstance(payload, bytes)
+            assert text.split()[0] in payload.decode()
     store.close()
 
 

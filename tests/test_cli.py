@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 from unittest.mock import patch
 
 import httpx
@@ -17,6 +18,7 @@ import respx
 from pigeon import credentials, locations
 from pigeon.cli import main
 from pigeon.cli.parser import build_parser, parse_arguments
+from tests.command_line import run
 from tests.keyrings import MemoryKeyring
 
 BASE = "https://mail.example.com"
@@ -34,16 +36,12 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
         yield router
 
 
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), out=out)
-    return code, out.getvalue()
-
-
-def run_json(*argv: str) -> dict:
+def run_json(*argv: str) -> dict[str, Any]:
     code, text = run(*argv, "--json")
     assert code == 0, text
-    return json.loads(text)
+    answer = json.loads(text)
+    assert isinstance(answer, dict)
+    return answer
 
 
 def test_inboxes_list_and_create(api: respx.MockRouter) -> None:
@@ -147,7 +145,7 @@ def test_contacts_update_sends_typed_arrays(api: respx.MockRouter) -> None:
 
 
 def test_webhooks_create_shows_the_secret_once(api: respx.MockRouter) -> None:
-    body = {
+    body: dict[str, Any] = {
         "id": "w1",
         "url": "https://hooks.example/in",
         "events": ["message.created", "message.failed"],
@@ -202,7 +200,7 @@ def test_usage_errors_exit_2_with_one_clean_line(
     ],
 )
 def test_service_errors_exit_1_with_one_clean_line(
-    api: respx.MockRouter, response: object, fragment: str, capsys: pytest.CaptureFixture[str]
+    api: respx.MockRouter, response: httpx.Response | Exception, fragment: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api.get("/v1/inboxes").mock(side_effect=[response] * 3)
     assert main(["inboxes", "list"], out=io.StringIO()) == 1

@@ -16,6 +16,7 @@ from pigeon.cli import main
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.run import start_in_thread
+from tests.command_line import run
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Account, Service, make_service
 
@@ -29,11 +30,6 @@ def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Service, str]]:
     yield service, thread.base_url
     thread.stop()
     service.db.close()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
 
 
 def thread_ids(service: Service, account: Account) -> set[str]:

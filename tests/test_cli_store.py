@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import gc
-import io
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from pigeon.cli import main
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.run import start_in_thread
+from tests.command_line import run
 from tests.server.conftest import Service, make_service
-
-
-@pytest.fixture
-def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
-    service = make_service()
-    thread = start_in_thread(create_app(service.db, ServerSettings(deliver_webhooks=False)), db=service.db)
-    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
-    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
-    yield service
-    thread.stop()
-    service.db.close()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
 
 
 def test_sync_then_search_triage_and_undo(running: Service, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +144,7 @@ def test_sync_says_on_stderr_when_and_until_when_it_waits_on_a_busy_service(
     inner = create_app(service.db, ServerSettings(deliver_webhooks=False))
     busy = [True]
 
-    async def first_answer_busy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def first_answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and busy[0]:  # the first request is answered 429, Retry-After: 30
             busy[0] = False
             headers = [(b"retry-after", b"30"), (b"content-type", b"application/problem+json")]

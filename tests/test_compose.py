@@ -51,7 +51,9 @@ CONTACTS = {"c1": Contact(id="c1", first_name="Ann", last_name="Lee")}
 
 
 def parsed(text: str) -> email.message.EmailMessage:
-    return email.message_from_string(text, policy=policy.default)  # type: ignore[return-value]
+    parsed = email.message_from_string(text, policy=policy.default)
+    assert isinstance(parsed, email.message.EmailMessage)
+    return parsed
 
 
 def test_a_reply_goes_to_the_sender_from_the_inbox_with_the_text_quoted() -> None:

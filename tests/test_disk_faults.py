@@ -5,7 +5,6 @@ unharmed: it opens afterwards and holds what it held."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import random
@@ -21,30 +20,12 @@ import pytest
 
 import pigeon.sqlite
 from pigeon.api import PigeonClient
-from pigeon.cli import main
 from pigeon.sqlite import StoreUnwritable
 from pigeon.store.mailstore import MailStore, store_path
 from pigeon.store.sync import sync
-from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.demo_traffic import new_message
-from pigeon_service.run import start_in_thread
+from tests.command_line import run
 from tests.server.conftest import Service, make_service
-
-
-@pytest.fixture
-def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
-    service = make_service()
-    thread = start_in_thread(create_app(service.db, ServerSettings(deliver_webhooks=False)), db=service.db)
-    monkeypatch.setenv("PIGEON_BASE_URL", thread.base_url)
-    monkeypatch.setenv("PIGEON_TOKEN", service.alice.token)
-    yield service
-    thread.stop()
-    service.db.close()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
 
 
 def contents(path: Path) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pigeon.core.live import (
     KeyringVault,
     Live,
     MemoryVault,
+    Mode,
     plan,
     vault_name,
 )
@@ -285,10 +286,12 @@ def busy() -> Iterator[LoopbackService]:
     db.close()
 
 
-async def checks(live: Live, client: PigeonClient, store: MailStore, clock: Clock, heard: Heard, count: int) -> list:
+async def checks(
+    live: Live, client: PigeonClient, store: MailStore, clock: Clock, heard: Heard, count: int
+) -> list[Mode | None]:
     """``count`` checks for mail, each a simulated minute after the last and after a delivery arrived (the traffic
     goes on meanwhile, so a check also finds mail whose delivery is still on its way); what each check said."""
-    said = []
+    said: list[Mode | None] = []
     for _ in range(count):
         heard.arrived.clear()
         async with asyncio.timeout(15):
@@ -335,10 +338,10 @@ async def test_a_subscription_that_really_stopped_is_replaced_exactly_once(loopb
         await sync(client, store)
         live = Live(MemoryVault(), NAME, clock=clock)
         assert (await live.start(client, heard)).webhooks
-        kept = live.vault.load(NAME)  # type: ignore[attr-defined]
+        kept = live.vault.load(NAME)
         [hook] = loopback.subscriptions()
         loopback.db.set_webhook_status(hook["id"], WebhookStatus.FAILED)  # the service gives up on it
-        said = []
+        said: list[Mode | None] = []
         while not said or said[-1] is None:  # each check finds mail that no delivery tells of
             clock.now += POLL
             new_message(loopback.db, loopback.deliverer, loopback.account, rng, outbound=False)
@@ -350,7 +353,7 @@ async def test_a_subscription_that_really_stopped_is_replaced_exactly_once(loopb
         renewed = said[-1]
         assert renewed is not None
         assert renewed.webhooks
-        assert live.vault.load(NAME) != kept  # type: ignore[attr-defined]
+        assert live.vault.load(NAME) != kept
         for _ in range(10):  # the new subscription delivers
             clock.now += POLL
             heard.arrived.clear()

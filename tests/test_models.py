@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -129,7 +130,7 @@ def test_update_contact_sends_only_what_was_set() -> None:
         ({"nickname": "Ada"}, "Extra inputs"),
     ],
 )
-def test_invalid_update_contact_is_rejected_clearly(fields: dict, complaint: str) -> None:
+def test_invalid_update_contact_is_rejected_clearly(fields: dict[str, object], complaint: str) -> None:
     with pytest.raises(ValidationError, match=complaint):
         UpdateContact(**fields)
 
@@ -138,7 +139,7 @@ def test_create_inbox_is_strict_and_sends_its_type() -> None:
     body = CreateInbox(type="EMAIL_INBOX", email="me@example.com")
     assert body.to_wire() == {"type": "EMAIL_INBOX", "email": "me@example.com"}
     with pytest.raises(ValidationError, match="type"):
-        CreateInbox(email="me@example.com")
+        CreateInbox.model_validate({"email": "me@example.com"})
     with pytest.raises(ValidationError, match="EMAIL_INBOX"):
         CreateInbox(type="SMS_INBOX")
     with pytest.raises(ValidationError, match="email"):
@@ -271,11 +272,11 @@ THREAD_RECORD = _optional(
 
 
 @given(MESSAGE_RECORD)
-def test_any_message_whose_values_have_the_spec_types_is_read_and_kept(record: dict[str, object]) -> None:
+def test_any_message_whose_values_have_the_spec_types_is_read_and_kept(record: dict[str, Any]) -> None:
     message = Message.model_validate_json(json.dumps(record))
-    blocks = record.get("content_blocks") or []
-    assert [b.sequence for b in message.content_blocks] == [b.get("sequence") for b in blocks]  # type: ignore[union-attr]
-    assert [b.size for b in message.content_blocks] == [b.get("size") for b in blocks]  # type: ignore[union-attr]
+    blocks: list[dict[str, Any]] = record.get("content_blocks") or []
+    assert [b.sequence for b in message.content_blocks] == [b.get("sequence") for b in blocks]
+    assert [b.size for b in message.content_blocks] == [b.get("size") for b in blocks]
     assert message.status == record.get("status")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
-from datetime import timedelta
+from collections.abc import AsyncIterator, Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 from unittest.mock import patch
 
@@ -15,10 +15,18 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.models import Contact, Message, Sender, Thread
 from pigeon.store.cache import Fetched
-from pigeon.store.mailstore import SCHEMA_VERSION, Change, MailStore, SchemaTooNew, UnknownThread, store_path
+from pigeon.store.mailstore import (
+    SCHEMA_VERSION,
+    Change,
+    MailStore,
+    SchemaTooNew,
+    StoredThread,
+    UnknownThread,
+    store_path,
+)
 from pigeon.store.search import QueryError, parse_query
 from pigeon.store.sync import index_stored, sync
-from tests.server.conftest import NOW, Service, make_service
+from tests.server.conftest import NOW, Service, first_thread, make_service
 
 LATER = NOW + timedelta(days=1)
 
@@ -61,8 +69,14 @@ async def store(tmp_path: Path, client: PigeonClient) -> MailStore:
     return synced
 
 
-def ids(threads) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(threads: Iterable[StoredThread]) -> list[str]:
     return [t.id for t in threads]
+
+
+def sent(thread: StoredThread) -> datetime:
+    """When the thread's last message came (every thread of the demo has one)."""
+    assert thread.last_message_at is not None
+    return thread.last_message_at
 
 
 # --- schema ------------------------------------------------------------------------------------------------------
@@ -71,22 +85,22 @@ def ids(threads) -> list[str]:  # type: ignore[no-untyped-def]
 async def test_a_message_on_its_way_is_read_again_until_its_status_is_final(
     tmp_path: Path, service: Service, client: PigeonClient
 ) -> None:
-    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    thread_id = first_thread(service, service.alice)
     message_id = service.add_message(
-        service.alice, thread.id, direction="MESSAGE_DIRECTION_OUTBOUND", status="MESSAGE_STATUS_PENDING"
+        service.alice, thread_id, direction="MESSAGE_DIRECTION_OUTBOUND", status="MESSAGE_STATUS_PENDING"
     )
     store = MailStore(tmp_path / "store.sqlite3")
     await sync(client, store)
 
     def status() -> str:
-        return next(str(m.status) for m in store.messages(thread.id) if m.id == message_id)
+        return next(str(m.status) for m in store.messages(thread_id) if m.id == message_id)
 
     assert status() == "MESSAGE_STATUS_PENDING"
     service.db.set_message_status(service.alice.id, message_id, "MESSAGE_STATUS_DELIVERED")
     report = await sync(client, store)
-    assert thread.id in report.changed  # the thread list says nothing changed; the pending message did
+    assert thread_id in report.changed  # the thread list says nothing changed; the pending message did
     assert status() == "MESSAGE_STATUS_DELIVERED"
-    assert thread.id not in (await sync(client, store)).changed  # final now: not read again
+    assert thread_id not in (await sync(client, store)).changed  # final now: not read again
 
 
 def test_a_version_1_store_reads_again_the_threads_it_kept_with_messages_on_their_way(tmp_path: Path) -> None:
@@ -112,7 +126,7 @@ def test_a_version_1_store_reads_again_the_threads_it_kept_with_messages_on_thei
             )
     old.close()
     store = MailStore(path)
-    counts = dict(store.rows("SELECT id, synced_count FROM threads"))  # type: ignore[arg-type]
+    counts = {row[0]: row[1] for row in store.rows("SELECT id, synced_count FROM threads")}
     assert counts == {"t-pending": -1, "t-done": 1, "t-stale": 1}
 
 
@@ -203,12 +217,11 @@ async def test_done_and_snoozed_threads_come_back_on_a_new_message(store: MailSt
     store.snooze([snoozed.id], LATER)
     store.mute([muted.id])
     assert {done.id, snoozed.id, muted.id}.isdisjoint(ids(store.list_threads("inbox", now=NOW)))
-    newer = [
-        t.model_copy(
-            update={"last_message_at": NOW + timedelta(minutes=5), "message_count": (t.message_count or 0) + 1}
-        )
-        for t in (store.thread(done.id), store.thread(snoozed.id), store.thread(muted.id))
-    ]
+    newer = []
+    for kept in (store.thread(done.id), store.thread(snoozed.id), store.thread(muted.id)):
+        assert kept is not None
+        update = {"last_message_at": NOW + timedelta(minutes=5), "message_count": (kept.message_count or 0) + 1}
+        newer.append(kept.model_copy(update=update))
     store.put_threads(newer)  # new mail arrived in all three
     inbox = ids(store.list_threads("inbox", now=NOW))
     assert done.id in inbox
@@ -385,10 +398,10 @@ async def test_each_search_operator(store: MailStore) -> None:
     assert all(t.has_attachment for t in with_files)
     store.label([sample.id], "q4")
     assert ids(store.list_threads("all", "label:q4", now=NOW)) == [sample.id]
-    cut = sorted(t.last_message_at for t in everything)[12]  # type: ignore[type-var]
+    cut = sorted(sent(t) for t in everything)[12]
     day = cut.date().isoformat()
-    assert all(t.last_message_at.date() < cut.date() for t in store.list_threads("all", f"before:{day}", now=NOW))  # type: ignore[union-attr]
-    assert all(t.last_message_at.date() >= cut.date() for t in store.list_threads("all", f"after:{day}", now=NOW))  # type: ignore[union-attr]
+    assert all(sent(t).date() < cut.date() for t in store.list_threads("all", f"before:{day}", now=NOW))
+    assert all(sent(t).date() >= cut.date() for t in store.list_threads("all", f"after:{day}", now=NOW))
     assert ids(store.list_threads("all", f"is:starred label:q4 {word}", now=NOW)) == [sample.id]  # combined
 
 

@@ -60,7 +60,7 @@ async def test_what_arrives_while_a_batch_is_written_goes_into_the_next_transact
         batches.append(len(batch))
         return write(batch, index=index, **more)
 
-    store.put_fetched = first_write_slow  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "put_fetched", first_write_slow)
     async with client_of(service) as client:
         report = await sync(client, store)
     assert len(batches) == 2  # what came while the first was written went into one more transaction
@@ -155,13 +155,15 @@ async def test_a_store_from_before_keeps_its_search_and_replaces_rows_in_place(t
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-async def test_a_failed_write_ends_the_sync_with_its_error(tmp_path: Path, service: Service) -> None:
+async def test_a_failed_write_ends_the_sync_with_its_error(
+    tmp_path: Path, service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = MailStore(tmp_path / "s.sqlite3")
 
     def full_disk(batch: Sequence[Fetched], *, index: bool, **more: Any) -> int:
         raise sqlite3.OperationalError("database or disk is full")
 
-    store.put_fetched = full_disk  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "put_fetched", full_disk)
     async with client_of(service) as client:
         with pytest.raises(sqlite3.OperationalError, match="disk is full"):
             await asyncio.wait_for(sync(client, store), 30)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 import httpx
@@ -55,7 +55,7 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-def client_for(service: Service, sleep: object) -> PigeonClient:
+def client_for(service: Service, sleep: Callable[[float], Awaitable[None]]) -> PigeonClient:
     transport = httpx.MockTransport(service.handle)
     return PigeonClient(
         "http://s.test", "t", http_client=httpx.AsyncClient(transport=transport), max_in_flight=4, sleep=sleep

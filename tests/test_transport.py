@@ -426,7 +426,7 @@ def test_the_client_works_on_uvloop_s_event_loop() -> None:
     """A program may run the client on uvloop's event loop."""
     uvloop = pytest.importorskip("uvloop")  # (a dependency of Pigeon's wherever uvloop builds: not on Windows)
 
-    async def scenario() -> tuple[list[object], int]:
+    async def scenario() -> tuple[list[str | None], int]:
         async def threads(_: Served) -> bytes:
             return answer(body=json.dumps({"threads": [{"subject": "Hi"}]}).encode())
 

@@ -3,7 +3,6 @@ a step that cannot be applied says so in one line, changes nothing and is kept."
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -12,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from pigeon.cli import main
 from pigeon.store.mailstore import store_path
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.run import start_in_thread
+from tests.command_line import run
 from tests.server.conftest import make_service
 
 ESCAPE = "\x1b]2;owned\x07"
@@ -36,11 +35,6 @@ def synced(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, str]]:
     finally:
         thread.stop()
         service.db.close()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
 
 
 def rows(path: Path) -> dict[str, list[Any]]:

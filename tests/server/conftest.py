@@ -83,4 +83,4 @@ async def http(service: Service) -> AsyncIterator[httpx.AsyncClient]:
 
 def first_thread(service: Service, account: Account, *, min_messages: int = 1) -> str:
     threads, _ = service.db.list_threads(account.id, page_size=500, page_token=None)
-    return next(t.id for t in threads if (t.message_count or 0) >= min_messages)  # type: ignore[misc]
+    return next(t.id for t in threads if t.id and (t.message_count or 0) >= min_messages)

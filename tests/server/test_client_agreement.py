@@ -47,9 +47,14 @@ async def test_messages_walk_across_pages_with_contacts_embedded(client: PigeonC
     assert len({m.id for m in messages}) == len(messages) >= 10
     named = [m for m in messages if m.sender and m.sender.contact]
     assert named
-    assert named[0].sender.contact.name  # type: ignore[union-attr]
-    only = await client.messages.list(thread, message_ids=[messages[0].id, messages[1].id])  # type: ignore[list-item]
-    assert [m.id for m in only.items] == [messages[0].id, messages[1].id]
+    sender = named[0].sender
+    assert sender is not None
+    assert sender.contact is not None
+    assert sender.contact.name
+    wanted = [m.id for m in messages[:2] if m.id]
+    assert len(wanted) == 2
+    only = await client.messages.list(thread, message_ids=wanted)
+    assert [m.id for m in only.items] == wanted
 
 
 async def test_update_contact(client: PigeonClient, service: Service) -> None:

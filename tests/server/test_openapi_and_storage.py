@@ -7,6 +7,7 @@ import re
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,11 +22,11 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
-def openapi() -> dict:
+def openapi() -> dict[str, Any]:
     return create_app(Database(":memory:")).openapi()
 
 
-def test_the_document_has_exactly_the_six_operations(openapi: dict) -> None:
+def test_the_document_has_exactly_the_six_operations(openapi: dict[str, Any]) -> None:
     operations = {(method.upper(), path) for path, item in openapi["paths"].items() for method in item}
     assert operations == {
         ("GET", "/v1/messages"),
@@ -38,7 +39,7 @@ def test_the_document_has_exactly_the_six_operations(openapi: dict) -> None:
     }
 
 
-def test_every_operation_requires_the_bearer_token(openapi: dict) -> None:
+def test_every_operation_requires_the_bearer_token(openapi: dict[str, Any]) -> None:
     schemes = openapi["components"]["securitySchemes"]
     assert any(s == {"type": "http", "scheme": "bearer", "description": s.get("description")} for s in schemes.values())
     for item in openapi["paths"].values():
@@ -47,7 +48,7 @@ def test_every_operation_requires_the_bearer_token(openapi: dict) -> None:
             assert "401" in operation["responses"]
 
 
-def test_list_messages_parameters_are_the_specs(openapi: dict) -> None:
+def test_list_messages_parameters_are_the_specs(openapi: dict[str, Any]) -> None:
     params = {p["name"]: p for p in openapi["paths"]["/v1/messages"]["get"]["parameters"]}
     assert set(params) == {"thread_id", "message_ids", "page_size", "page_token"}
     assert params["thread_id"]["required"] is True
@@ -67,7 +68,7 @@ def test_list_messages_parameters_are_the_specs(openapi: dict) -> None:
     assert response["$ref"].endswith("/ListMessagesResponse")
 
 
-def test_request_bodies_are_the_specs(openapi: dict) -> None:
+def test_request_bodies_are_the_specs(openapi: dict[str, Any]) -> None:
     schemas = openapi["components"]["schemas"]
     update = schemas["UpdateContact"]
     assert set(update["properties"]) == {"first_name", "last_name", "emails", "phones", "social_profiles", "metadata"}
@@ -84,7 +85,7 @@ def test_request_bodies_are_the_specs(openapi: dict) -> None:
     assert (path_param["name"], path_param["in"], path_param["required"]) == ("contactId", "path", True)
 
 
-def test_a_value_the_bodies_strip_to_nothing_is_invalid_by_the_document_too(openapi: dict) -> None:
+def test_a_value_the_bodies_strip_to_nothing_is_invalid_by_the_document_too(openapi: dict[str, Any]) -> None:
     # Request bodies strip whitespace before checking a length: a blank phone is refused, so the document says so,
     # or a client (and schemathesis) would take "\u00a0" for a valid phone number.
     non_empty = {
@@ -99,7 +100,7 @@ def test_a_value_the_bodies_strip_to_nothing_is_invalid_by_the_document_too(open
         assert re.search(prop.get("pattern", ""), " +1 555 "), where
 
 
-def test_success_statuses(openapi: dict) -> None:
+def test_success_statuses(openapi: dict[str, Any]) -> None:
     paths = openapi["paths"]
     assert "201" in paths["/v1/inboxes"]["post"]["responses"]
     assert "201" in paths["/v1/webhooks"]["post"]["responses"]
@@ -150,6 +151,7 @@ def test_demo_data_is_deterministic_for_a_seed() -> None:
         messages = [
             m
             for t in threads
+            if t.id
             for m in db.list_messages(account, t.id, message_ids=None, page_size=100, page_token=None)[0]
         ]
         return [t.model_dump_json(exclude={"updated_at"}) for t in threads] + [
@@ -167,7 +169,10 @@ def test_demo_data_has_what_the_reader_needs() -> None:
     assert (summary.inboxes, summary.contacts, summary.threads) == (4, 61, 120)
     threads, _ = db.list_threads(account, page_size=500, page_token=None)
     messages = [
-        m for t in threads for m in db.list_messages(account, t.id, message_ids=None, page_size=100, page_token=None)[0]
+        m
+        for t in threads
+        if t.id
+        for m in db.list_messages(account, t.id, message_ids=None, page_size=100, page_token=None)[0]
     ]
     assert summary.messages == len(messages)
     mimes = {b.mime_type for m in messages for b in m.content_blocks}
@@ -202,8 +207,9 @@ def test_token_create_prints_only_a_token_that_works(tmp_path: Path) -> None:
     assert out.getvalue() == token + "\n"
     db = Database(tmp_path / "s.db")
     ensure_demo_mail(db, threads=3)
-    assert db.account_for_token(token) is not None
-    assert db.has_mail(db.account_for_token(token))  # type: ignore[arg-type]
+    account = db.account_for_token(token)
+    assert account is not None
+    assert db.has_mail(account)
 
 
 def test_a_database_that_cannot_be_opened_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -14,10 +16,13 @@ from tests.server.conftest import Service, first_thread, make_service
 PROBLEM = "application/problem+json"
 
 
-def assert_problem(response: httpx.Response, status: int) -> dict:
+UNKNOWN = "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b"  # fixed: test ids must match in every process collecting them
+
+
+def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
+    body: dict[str, Any] = response.json()
     assert body["status"] == status
     assert body["title"]
     assert "Traceback" not in response.text
@@ -37,8 +42,9 @@ async def test_list_messages_oldest_first_with_a_token_always_present(
     assert body["next_page_token"] == ""
     page = ListMessagesResponse.model_validate(body)
     assert len(page.messages) >= 3
-    stamps = [m.created_at for m in page.messages]
-    assert stamps == sorted(stamps)  # type: ignore[type-var]
+    stamps = [m.created_at for m in page.messages if m.created_at]
+    assert len(stamps) == len(page.messages)
+    assert stamps == sorted(stamps)
     assert all(m.thread_id == thread for m in page.messages)
     replies = page.messages[1:]
     assert all(m.parent_id for m in replies)
@@ -46,7 +52,7 @@ async def test_list_messages_oldest_first_with_a_token_always_present(
 
 
 @pytest.mark.parametrize(("size", "status"), [(0, 422), (1, 200), (100, 200), (101, 422), ("abc", 422), (-5, 422)])
-async def test_page_size_bounds(service: Service, http: httpx.AsyncClient, size: object, status: int) -> None:
+async def test_page_size_bounds(service: Service, http: httpx.AsyncClient, size: int | str, status: int) -> None:
     thread = first_thread(service, service.alice)
     response = await http.get(
         "/v1/messages", params={"thread_id": thread, "page_size": size}, headers=service.alice.headers
@@ -68,10 +74,12 @@ async def test_default_page_size_is_20(service: Service, http: httpx.AsyncClient
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"thread_id": "not-a-uuid"}, {"thread_id": str(uuid.uuid4()), "message_ids": "nope"}],
+    [{}, {"thread_id": "not-a-uuid"}, {"thread_id": UNKNOWN, "message_ids": "nope"}],
     ids=["missing thread_id", "bad thread_id", "bad message id"],
 )
-async def test_bad_message_list_queries_are_422(service: Service, http: httpx.AsyncClient, params: dict) -> None:
+async def test_bad_message_list_queries_are_422(
+    service: Service, http: httpx.AsyncClient, params: dict[str, Any]
+) -> None:
     assert_problem(await http.get("/v1/messages", params=params, headers=service.alice.headers), 422)
 
 
@@ -116,8 +124,9 @@ async def test_list_threads_latest_activity_first(service: Service, http: httpx.
     assert response.status_code == 200
     page = ListThreadsResponse.model_validate(response.json())
     assert len(page.threads) == 25
-    stamps = [t.last_message_at for t in page.threads]
-    assert stamps == sorted(stamps, reverse=True)  # type: ignore[type-var]
+    stamps = [t.last_message_at for t in page.threads if t.last_message_at]
+    assert len(stamps) == len(page.threads)
+    assert stamps == sorted(stamps, reverse=True)
     assert page.next_page_token == ""
     assert all(t.status == "OPEN" for t in page.threads)
     assert all(any(p.role == "OWNER" for p in t.participants) for t in page.threads)
@@ -181,7 +190,7 @@ async def test_create_inbox_without_an_address_gets_one(service: Service, http: 
     ],
 )
 async def test_invalid_inbox_bodies_are_422_with_the_field(
-    service: Service, http: httpx.AsyncClient, body: dict, field: str
+    service: Service, http: httpx.AsyncClient, body: dict[str, Any], field: str
 ) -> None:
     problem = assert_problem(await http.post("/v1/inboxes", json=body, headers=service.alice.headers), 422)
     assert field in [e["field"] for e in problem["errors"]]
@@ -201,11 +210,11 @@ async def test_a_body_that_is_not_json_is_400(service: Service, http: httpx.Asyn
 # --- auth and isolation -------------------------------------------------------------------------------------------
 
 OPERATIONS = [
-    ("GET", "/v1/messages", {"params": {"thread_id": str(uuid.uuid4())}}),
+    ("GET", "/v1/messages", {"params": {"thread_id": UNKNOWN}}),
     ("GET", "/v1/threads", {}),
     ("GET", "/v1/inboxes", {}),
     ("POST", "/v1/inboxes", {"json": {"type": "EMAIL_INBOX"}}),
-    ("PATCH", f"/v1/contacts/{uuid.uuid4()}", {"json": {"first_name": "x"}}),
+    ("PATCH", f"/v1/contacts/{UNKNOWN}", {"json": {"first_name": "x"}}),
     ("POST", "/v1/webhooks", {"json": {"url": "https://h.example/x", "events": ["message.created"]}}),
 ]
 
@@ -217,7 +226,7 @@ OPERATIONS = [
     ids=["none", "unknown", "basic", "empty"],
 )
 async def test_every_operation_needs_a_valid_bearer_token(
-    service: Service, http: httpx.AsyncClient, method: str, path: str, kwargs: dict, headers: dict
+    service: Service, http: httpx.AsyncClient, method: str, path: str, kwargs: dict[str, Any], headers: dict[str, Any]
 ) -> None:
     response = await http.request(method, path, headers=headers, **kwargs)
     assert_problem(response, 401)
@@ -236,6 +245,7 @@ async def test_another_accounts_messages_are_invisible(service: Service, http: h
     bob_message_ids = [
         m.id
         for t in service.db.list_threads(service.bob.id, page_size=500, page_token=None)[0]
+        if t.id
         for m in service.db.list_messages(service.bob.id, t.id, message_ids=None, page_size=100, page_token=None)[0]
     ][:5]
     params = {"thread_id": alices, "message_ids": bob_message_ids}
@@ -280,7 +290,7 @@ async def test_bodies_over_1_mib_are_413(service: Service, http: httpx.AsyncClie
     big = {"type": "EMAIL_INBOX", "metadata": {"blob": "x" * (1024 * 1024)}}
     assert_problem(await http.post("/v1/inboxes", json=big, headers=service.alice.headers), 413)
 
-    async def chunks():  # no content-length: the limit holds while streaming too
+    async def chunks() -> AsyncIterator[bytes]:  # no content-length: the limit holds while streaming too
         for _ in range(20):
             yield b"x" * 100_000
 

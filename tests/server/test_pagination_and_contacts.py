@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -10,12 +12,16 @@ import pytest
 from tests.server.conftest import Service, first_thread
 
 
-async def walk(http: httpx.AsyncClient, service: Service, thread: str, page_size: int, between=None) -> list[str]:
+async def walk(
+    http: httpx.AsyncClient, service: Service, thread: str, page_size: int, between: Callable[[int], None] | None = None
+) -> list[str]:
     seen: list[str] = []
     token = ""
     pages = 0
     while True:
-        params = {"thread_id": thread, "page_size": page_size} | ({"page_token": token} if token else {})
+        params: dict[str, str | int] = {"thread_id": thread, "page_size": page_size}
+        if token:
+            params["page_token"] = token
         response = await http.get("/v1/messages", params=params, headers=service.alice.headers)
         assert response.status_code == 200, response.text
         body = response.json()
@@ -100,7 +106,8 @@ async def test_patch_changes_only_what_was_sent(service: Service, http: httpx.As
     assert after["display_name"] == f"Ada {before.last_name}"
     assert [e["email"] for e in after["emails"]] == [e.email for e in before.emails]
     assert after["company"] == before.company
-    assert after["updated_at"] > before.updated_at.isoformat().replace("+00:00", "Z")  # type: ignore[union-attr]
+    assert before.updated_at is not None
+    assert after["updated_at"] > before.updated_at.isoformat().replace("+00:00", "Z")
 
 
 async def test_patch_replaces_arrays_whole_and_keeps_ids_of_entries_that_stay(
@@ -166,7 +173,7 @@ async def test_read_only_or_unknown_fields_are_refused_and_nothing_changes(
     ],
 )
 async def test_validation_errors_point_at_the_field(
-    service: Service, http: httpx.AsyncClient, body: dict, field: str
+    service: Service, http: httpx.AsyncClient, body: dict[str, Any], field: str
 ) -> None:
     contact_id = some_contact(service)
     response = await http.patch(f"/v1/contacts/{contact_id}", json=body, headers=service.alice.headers)

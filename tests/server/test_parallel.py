@@ -4,13 +4,16 @@ wire models say."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from pigeon.models import ListMessagesResponse, ListThreadsResponse
+from pigeon.sqlite import Params
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
 from tests.server.conftest import NOW, Account, Service, first_thread
@@ -47,19 +50,21 @@ def test_list_bodies_from_rows_equal_the_wire_models(service: Service) -> None:
         assert pages > 1
 
 
-async def test_a_slow_request_does_not_hold_up_another(service: Service, http: httpx.AsyncClient) -> None:
+async def test_a_slow_request_does_not_hold_up_another(
+    service: Service, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     slow_thread = first_thread(service, service.alice)
     other_thread = first_thread(service, service.bob)
     entered, release = threading.Event(), threading.Event()
     listing = service.db.list_messages_json
 
-    def held_listing(account_id: str, thread_id: str, **kwargs: object) -> str | None:
+    def held_listing(account_id: str, thread_id: str, **kwargs: Any) -> str | None:
         if thread_id == slow_thread:
             entered.set()
             release.wait(HELD)  # a service answering one request at a time stays here the whole HELD
-        return listing(account_id, thread_id, **kwargs)  # type: ignore[arg-type]
+        return listing(account_id, thread_id, **kwargs)
 
-    service.db.list_messages_json = held_listing  # type: ignore[method-assign]
+    monkeypatch.setattr(service.db, "list_messages_json", held_listing)
     finished: list[str] = []
 
     async def ask(account: Account, thread_id: str) -> None:
@@ -129,9 +134,9 @@ def test_a_token_found_is_remembered_one_not_found_is_asked_again(monkeypatch: p
     looked_up: list[str] = []
     row = db.row
 
-    def counted(sql: str, params: object = ()) -> object:
+    def counted(sql: str, params: Params = ()) -> sqlite3.Row | None:
         looked_up.append(sql)
-        return row(sql, params)  # type: ignore[arg-type]
+        return row(sql, params)
 
     monkeypatch.setattr(db, "row", counted)
     clock = [1000.0]

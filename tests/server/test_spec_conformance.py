@@ -70,19 +70,20 @@ async def test_every_operation_answers_as_the_spec_says(service: Service, http: 
     contact_id = next(
         p["contact_id"] for t in threads["threads"] for p in t.get("participants", []) if p.get("contact_id")
     )
-    for body in (
+    change: dict[str, Any]
+    for change in (
         {"first_name": "Ada"},
         {"emails": [], "phones": [], "social_profiles": [], "metadata": {}},
         {"emails": [{"type": "EMAIL_TYPE_WORK", "email": "ada@example.com"}], "metadata": {"x": {"y": [1, "z"]}}},
     ):
-        updated = await http.patch(f"/v1/contacts/{contact_id}", json=body, headers=headers)
+        updated = await http.patch(f"/v1/contacts/{contact_id}", json=change, headers=headers)
         assert updated.is_success, updated.text
         conforms(updated.json(), "Contact")
-    for body in (
+    for hook_body in (
         {"url": "https://hooks.example.com/in", "events": ["message.created"]},
         {"url": "https://hooks.example.com/in", "events": ["message.sent"], "description": "d", "metadata": {"k": 1}},
     ):
-        hook = await http.post("/v1/webhooks", json=body, headers=headers)
+        hook = await http.post("/v1/webhooks", json=hook_body, headers=headers)
         assert hook.is_success, hook.text
         conforms(hook.json(), "WebhookSubscription")
         assert hook.json()["secret"]
@@ -107,7 +108,7 @@ spec = schemathesis.pytest.from_fixture("spec_schema")
 
 @spec.parametrize()
 @settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-def test_fuzzed_requests_get_answers_the_spec_allows(case: schemathesis.Case, fuzzed: Service) -> None:
+def test_fuzzed_requests_get_answers_the_spec_allows(case: schemathesis.Case[Any], fuzzed: Service) -> None:
     # Only the two checks the spec can ground: no server error, and a success answer shaped as the spec says.
     # (Error statuses and bodies are "not shown" in the spec, so no status-code conformance is asked.)
     case.call_and_validate(headers=fuzzed.alice.headers, checks=[not_a_server_error, response_schema_conformance])

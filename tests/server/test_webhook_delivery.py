@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import socket
+from typing import Any
 
 import httpx
 import pytest
@@ -15,14 +16,15 @@ from pigeon_service.webhooks import Deliverer, DeliveryPolicy
 from tests.server.conftest import Account, Service, make_service
 
 
-async def subscribe(service: Service, account: Account, url: str) -> dict:
+async def subscribe(service: Service, account: Account, url: str) -> dict[str, Any]:
     transport = httpx.ASGITransport(app=service.app)
     async with httpx.AsyncClient(transport=transport, base_url="http://s.test") as http:
         response = await http.post(
             "/v1/webhooks", json={"url": url, "events": ["message.created"]}, headers=account.headers
         )
     assert response.status_code == 201, response.text
-    return response.json()
+    created: dict[str, Any] = response.json()
+    return created
 
 
 async def test_a_hanging_receiver_holds_back_no_other_subscription() -> None:
@@ -78,7 +80,7 @@ async def test_a_delivery_connects_to_the_address_it_checked(service: Service, m
     and the request goes to the address that was checked, with the name kept for Host and TLS."""
     lookups: list[str] = []
 
-    async def rebinding(host: str, *args: object, **kwargs: object) -> list:
+    async def rebinding(host: str, *args: object, **kwargs: object) -> list[Any]:
         lookups.append(host)
         address = "93.184.216.34" if len(lookups) <= 2 else "127.0.0.1"
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))]

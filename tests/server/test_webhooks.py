@@ -11,6 +11,7 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import pytest
@@ -21,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from pigeon.api import PigeonClient
-from pigeon.models import WebhookStatus
+from pigeon.models import Message, WebhookStatus
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
@@ -38,7 +39,7 @@ class Receiver:
     answers: list[int] = field(default_factory=lambda: [200])
     secret: str = ""
     received: list[httpx.Request] = field(default_factory=list)
-    verified: list[dict] = field(default_factory=list)
+    verified: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.received.append(request)
@@ -63,10 +64,17 @@ async def http(private_service: Service) -> AsyncIterator[httpx.AsyncClient]:
 
 async def subscribe(
     http: httpx.AsyncClient, service: Service, events: list[str], url: str = "http://hooks.test/in"
-) -> dict:
+) -> dict[str, Any]:
     response = await http.post("/v1/webhooks", json={"url": url, "events": events}, headers=service.alice.headers)
     assert response.status_code == 201, response.text
-    return response.json()
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def status_of(service: Service, hook_id: str) -> str:
+    hook = service.db.get_webhook(hook_id)
+    assert hook is not None
+    return hook.status
 
 
 def deliverer_for(service: Service, receiver: Receiver, max_attempts: int = 3) -> Deliverer:
@@ -74,7 +82,7 @@ def deliverer_for(service: Service, receiver: Receiver, max_attempts: int = 3) -
     return Deliverer(service.db, policy, http_client=httpx.AsyncClient(transport=httpx.MockTransport(receiver)))
 
 
-def new_mail(service: Service, deliverer: Deliverer, *, outbound: bool = False):
+def new_mail(service: Service, deliverer: Deliverer, *, outbound: bool = False) -> Message:
     message = new_message(service.db, deliverer, service.alice.id, random.Random(5), outbound=outbound)
     assert message is not None
     return message
@@ -187,7 +195,7 @@ async def test_a_500_is_retried_with_the_same_id_until_it_succeeds(
     assert len({r.headers["webhook-id"] for r in receiver.received}) == 1
     [delivery] = private_service.db.deliveries(created["id"])
     assert (delivery["state"], delivery["attempts"], delivery["last_status"]) == ("delivered", 3, 200)
-    assert private_service.db.get_webhook(created["id"]).status == WebhookStatus.ACTIVE  # type: ignore[union-attr]
+    assert status_of(private_service, created["id"]) == WebhookStatus.ACTIVE
 
 
 async def test_exhausted_retries_fail_the_subscription(private_service: Service, http: httpx.AsyncClient) -> None:
@@ -198,7 +206,7 @@ async def test_exhausted_retries_fail_the_subscription(private_service: Service,
     for _ in range(6):
         await deliverer.deliver_due()
     assert len(receiver.received) == 3
-    assert private_service.db.get_webhook(created["id"]).status == WebhookStatus.FAILED  # type: ignore[union-attr]
+    assert status_of(private_service, created["id"]) == WebhookStatus.FAILED
     new_mail(private_service, deliverer)
     assert await deliverer.deliver_due() == 0  # a failed subscription gets nothing more
 
@@ -211,7 +219,7 @@ async def test_410_fails_the_subscription_at_once(private_service: Service, http
     await deliverer.deliver_due()
     await deliverer.deliver_due()
     assert len(receiver.received) == 1
-    assert private_service.db.get_webhook(created["id"]).status == WebhookStatus.FAILED  # type: ignore[union-attr]
+    assert status_of(private_service, created["id"]) == WebhookStatus.FAILED
 
 
 async def test_redirects_are_not_followed(private_service: Service, http: httpx.AsyncClient) -> None:
@@ -257,7 +265,7 @@ async def test_private_urls_are_refused(service: Service, url: str) -> None:
 async def test_a_name_that_later_resolves_to_a_private_address_is_refused_at_delivery(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def resolves_nowhere(*args: object, **kwargs: object) -> list:
+    async def resolves_nowhere(*args: object, **kwargs: object) -> list[Any]:
         raise socket.gaierror("no DNS in tests")
 
     loop = asyncio.get_running_loop()
@@ -271,7 +279,7 @@ async def test_a_name_that_later_resolves_to_a_private_address_is_refused_at_del
         )
     assert response.status_code == 201  # unresolvable at creation: let through, checked at every delivery
 
-    async def resolves_to_loopback(*args: object, **kwargs: object) -> list:
+    async def resolves_to_loopback(*args: object, **kwargs: object) -> list[Any]:
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", 0))]
 
     monkeypatch.setattr(loop, "getaddrinfo", resolves_to_loopback)
@@ -296,7 +304,7 @@ async def test_a_name_that_later_resolves_to_a_private_address_is_refused_at_del
         {"events": ["message.created"]},
     ],
 )
-async def test_invalid_webhook_bodies_are_422(service: Service, body: dict) -> None:
+async def test_invalid_webhook_bodies_are_422(service: Service, body: dict[str, Any]) -> None:
     transport = httpx.ASGITransport(app=service.app)
     async with httpx.AsyncClient(transport=transport, base_url="http://s.test") as http:
         response = await http.post("/v1/webhooks", json=body, headers=service.alice.headers)
@@ -306,7 +314,7 @@ async def test_invalid_webhook_bodies_are_422(service: Service, body: dict) -> N
 
 def test_live_traffic_reaches_a_real_receiver_over_loopback() -> None:
     """End to end on 127.0.0.1: a live service delivers a signed message.created to a receiver it reaches."""
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     secret_box: dict[str, str] = {}
 
     async def receive(request: Request) -> Response:

@@ -6,11 +6,14 @@ import html
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import Any, TypeVar
 
 import httpx
 import pytest
-from textual.notifications import Notify
+from textual.app import App
+from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from pigeon.api import PigeonClient
 from pigeon.config import Config, load_config
@@ -36,7 +39,7 @@ def asgi_factory(service: Service) -> Callable[[str, str], PigeonClient]:
     return factory
 
 
-def pigeon_for(service: Service, *, token: str | None = None, config: Config | None = None, **kwargs) -> PigeonApp:
+def pigeon_for(service: Service, *, token: str | None = None, config: Config | None = None, **kwargs: Any) -> PigeonApp:
     """The app on ``service``: logged in as alice unless ``token=""`` (then it opens on login)."""
     config = config or load_config(base_url=BASE)
     token = service.alice.token if token is None else token
@@ -50,7 +53,9 @@ def service() -> Iterator[Service]:
     made.db.close()
 
 
-async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None = None, within: float = 20.0) -> None:
+async def settle(
+    pilot: Pilot[None], app: PigeonApp, until: Callable[[], bool] | None = None, within: float = 20.0
+) -> None:
     """Let workers finish and the screen catch up; with ``until``, keep going until it holds (the screenshot
     scenes' own helper, so tests and screenshots wait the same way)."""
     assert pilot.app is app
@@ -58,6 +63,22 @@ async def settle(pilot: Pilot, app: PigeonApp, until: Callable[[], bool] | None 
         await settle_scene(pilot, until or (lambda: True), within=within)
     except RuntimeError as exc:
         raise AssertionError("the app did not reach the expected state") from exc
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+def on_screen(app: App[Any], kind: type[S]) -> S:
+    """The screen the app shows, which must be a ``kind``."""
+    screen = app.screen
+    assert isinstance(screen, kind), f"{type(screen).__name__} is shown, not {kind.__name__}"
+    return screen
+
+
+def current_id(threads: ThreadList) -> str:
+    """The id of the thread the list's cursor is on (there must be one)."""
+    assert threads.current is not None, "the cursor is on no thread"
+    return threads.current.id
 
 
 def palette_hits(app: PigeonApp) -> list[str]:
@@ -80,7 +101,7 @@ def stored_threads(app: PigeonApp) -> list[StoredThread]:
     return app.core.store.list_threads("all", limit=10_000, now=NOW)
 
 
-async def loaded(pilot: Pilot, app: PigeonApp) -> ThreadList:
+async def loaded(pilot: Pilot[None], app: PigeonApp) -> ThreadList:
     threads = app.screen.query_one(ThreadList)
     await settle(pilot, app, lambda: len(threads.source) > 0)
     return threads
@@ -89,7 +110,7 @@ async def loaded(pilot: Pilot, app: PigeonApp) -> ThreadList:
 _TEXT = re.compile(r'<text[^>]*\by="([0-9.]+)"[^>]*>(.*?)</text>', re.DOTALL)
 
 
-class Notes(list):
+class Notes(list[Notification]):
     """The notifications an app showed, caught through ``run_test(message_hook=...)``."""
 
     def __call__(self, message: object) -> None:
@@ -101,7 +122,7 @@ class Notes(list):
         return "\n".join(f"{n.title}: {n.message}" for n in self)
 
 
-def screen_text(app: PigeonApp) -> str:
+def screen_text(app: App[Any]) -> str:
     """Everything on screen as plain text, one line per row, read from Textual's own screenshot export."""
     rows: dict[float, list[str]] = {}
     for y, chunk in _TEXT.findall(app.export_screenshot()):

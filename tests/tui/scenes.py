@@ -13,10 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 from textual.command import CommandList
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed
@@ -75,7 +77,13 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
     )
 
 
-async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, within: float = 20.0) -> None:
+def pigeon_app(pilot: Pilot[None]) -> PigeonApp:
+    """The app a scene runs on."""
+    assert isinstance(pilot.app, PigeonApp)
+    return pilot.app
+
+
+async def settle(pilot: Pilot[None], until: Callable[[], bool] = lambda: True, within: float = 20.0) -> None:
     """Let the workers finish and the screen catch up until ``until()`` holds; ``RuntimeError`` after ``within``
     seconds (a state that timers bring, such as marking an opened thread read, is waited for too)."""
     app = pilot.app
@@ -91,10 +99,10 @@ async def settle(pilot: Pilot, until: Callable[[], bool] = lambda: True, within:
         await asyncio.sleep(0.005)  # a timer's turn
 
 
-async def mail_loaded(pilot: Pilot) -> None:
+async def mail_loaded(pilot: Pilot[None]) -> None:
     """The first sync is over, the way new mail comes is known, and the whole list is drawn (not a list shown
     while the sync was going on)."""
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    app = pigeon_app(pilot)
     screen = app.screen
     await settle(pilot, lambda: getattr(screen, "synced", False) and bool(getattr(screen, "live_mode", "")))
     threads = screen.query_one(ThreadList)
@@ -104,7 +112,7 @@ async def mail_loaded(pilot: Pilot) -> None:
     await scrollbars_styled(pilot)
 
 
-async def previewed(pilot: Pilot) -> None:
+async def previewed(pilot: Pilot[None]) -> None:
     """Settle until the reader shows the highlighted thread: it is previewed once the cursor has rested on it for a
     moment (a timer), so a test that began before would see the reader fill, and its scrollbar appear, under it."""
     screen = pilot.app.screen
@@ -117,7 +125,7 @@ async def previewed(pilot: Pilot) -> None:
     await settle(pilot, shown)
 
 
-async def mail_screen(pilot: Pilot) -> tuple[MainScreen, ThreadList, Reader]:
+async def mail_screen(pilot: Pilot[None]) -> tuple[MainScreen, ThreadList, Reader]:
     """The mail screen once its mail is loaded and drawn (:func:`mail_loaded`), with its thread list and reader."""
     await mail_loaded(pilot)
     await settle(pilot)  # (what the last frames of loading asked for is drawn too)
@@ -126,7 +134,7 @@ async def mail_screen(pilot: Pilot) -> tuple[MainScreen, ThreadList, Reader]:
     return screen, screen.query_one(ThreadList), screen.query_one(Reader)
 
 
-async def scrollbars_styled(pilot: Pilot) -> None:
+async def scrollbars_styled(pilot: Pilot[None]) -> None:
     """Settle until each pane's scrollbar has its style and has handled what that asked of it: it is styled just
     after the frame that first shows it (a layout of its own), and the reader's comes with the thread shown last.
 
@@ -153,8 +161,8 @@ def quiet(widget: Widget) -> bool:
     )
 
 
-async def open_thread(pilot: Pilot, pick: Callable[[PigeonApp], str]) -> None:
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+async def open_thread(pilot: Pilot[None], pick: Callable[[PigeonApp], str]) -> None:
+    app = pigeon_app(pilot)
     await mail_loaded(pilot)
     threads = app.screen.query_one(ThreadList)
     wanted = pick(app)
@@ -178,21 +186,21 @@ def newsletter(app: PigeonApp) -> str:
     raise LookupError("no newsletter among the newest threads")
 
 
-async def main_view(pilot: Pilot) -> None:
+async def main_view(pilot: Pilot[None]) -> None:
     await open_thread(pilot, longest_conversation)
 
 
-async def reader_html(pilot: Pilot) -> None:
+async def reader_html(pilot: Pilot[None]) -> None:
     await open_thread(pilot, newsletter)
 
 
-async def help_screen(pilot: Pilot) -> None:
+async def help_screen(pilot: Pilot[None]) -> None:
     await mail_loaded(pilot)
     await pilot.press("question_mark")
     await pilot.pause()
 
 
-async def palette(pilot: Pilot) -> None:
+async def palette(pilot: Pilot[None]) -> None:
     await mail_loaded(pilot)
     await pilot.press("ctrl+p", *"inbox")
 
@@ -210,25 +218,27 @@ async def palette(pilot: Pilot) -> None:
     await settle(pilot, searched)
 
 
-async def login(pilot: Pilot) -> None:
+async def login(pilot: Pilot[None]) -> None:
     await settle(pilot)
-    for box in pilot.app.screen.query("Input"):
-        box.cursor_blink = False  # type: ignore[attr-defined]
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False
     await pilot.pause()
 
 
-async def contacts(pilot: Pilot) -> None:
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+async def contacts(pilot: Pilot[None]) -> None:
+    app = pigeon_app(pilot)
     await mail_loaded(pilot)
     await pilot.press("b")
     await settle(pilot, lambda: isinstance(app.screen, ContactBook) and len(app.screen.shown) > 40)
     await settle(pilot)
+    for box in app.screen.query(Input):  # a steady cursor: a blink timer's turn would decide the picture
+        box.cursor_blink = False
     app.screen.query_one(DataTable).move_cursor(row=2)
     await pilot.pause()
 
 
-async def editor_error(pilot: Pilot) -> None:
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+async def editor_error(pilot: Pilot[None]) -> None:
+    app = pigeon_app(pilot)
     await open_thread(pilot, longest_conversation)
     await pilot.press("c")
     await settle(pilot, lambda: isinstance(app.screen, ContactEditor))
@@ -240,9 +250,9 @@ async def editor_error(pilot: Pilot) -> None:
     await settle(pilot)
 
 
-async def dialog(pilot: Pilot, action: str, dialog_type: type, field: str, value: str) -> None:
+async def dialog(pilot: Pilot[None], action: str, dialog_type: type[Screen[Any]], field: str, value: str) -> None:
     """The mail, then a create dialog opened by the app's ``action`` with ``field`` filled in."""
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    app = pigeon_app(pilot)
     await mail_loaded(pilot)
     await app.run_action(action)
     await settle(pilot, lambda: isinstance(app.screen, dialog_type))
@@ -252,17 +262,17 @@ async def dialog(pilot: Pilot, action: str, dialog_type: type, field: str, value
     await settle(pilot)
 
 
-async def create_inbox(pilot: Pilot) -> None:
+async def create_inbox(pilot: Pilot[None]) -> None:
     await dialog(pilot, "create_inbox", CreateInboxDialog, "email", "sales@pigeon.example")
 
 
-async def create_webhook(pilot: Pilot) -> None:
+async def create_webhook(pilot: Pilot[None]) -> None:
     await dialog(pilot, "create_webhook", CreateWebhookDialog, "url", "https://hooks.example.com/pigeon")
 
 
-async def triaged(pilot: Pilot) -> None:
+async def triaged(pilot: Pilot[None]) -> None:
     """Some threads starred, done, labelled and snoozed, three selected: the views and their counts."""
-    app: PigeonApp = pilot.app  # type: ignore[assignment]
+    app = pigeon_app(pilot)
     await mail_loaded(pilot)
     threads = [t.id for t in app.core.store.list_threads("all", limit=12, now=NOW)]
     app.core.store.star(threads[0:3])
@@ -270,7 +280,8 @@ async def triaged(pilot: Pilot) -> None:
     app.core.store.label(threads[0:2] + threads[6:8], "clients")
     app.core.store.snooze(threads[8:9], NOW + timedelta(days=1))
     app.core.store.mark_read(threads[9:12])
-    screen: MainScreen = app.screen  # type: ignore[assignment]
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
     screen.show_threads()
     await settle(pilot)
     await pilot.press("j", "x", "shift+down", "shift+down")
@@ -285,7 +296,7 @@ async def triaged(pilot: Pilot) -> None:
 
 @dataclass(frozen=True)
 class Scene:
-    run_before: Callable[[Pilot], Awaitable[None]]
+    run_before: Callable[[Pilot[None]], Awaitable[None]]
     logged_in: bool = True
     size: tuple[int, int] = SIZE
 

@@ -12,7 +12,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from tests.keyrings import MemoryKeyring
 from tests.server.conftest import Account, Service
-from tests.tui.conftest import SIZE, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, loaded, on_screen, pigeon_for, screen_text, settle
 
 
 def thread_ids(service: Service, account: Account) -> set[str]:
@@ -32,7 +32,7 @@ async def synced_as_alice(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        await settle(pilot, app, lambda: app.screen.synced)  # type: ignore[attr-defined]
+        await settle(pilot, app, lambda: on_screen(app, MainScreen).synced)
     assert stored_ids() == thread_ids(service, service.alice)
 
 
@@ -78,7 +78,7 @@ async def test_logging_in_as_another_account_asks_then_starts_the_store_afresh(
         await pilot.press("y")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         await loaded(pilot, app)
-        await settle(pilot, app, lambda: app.screen.synced)  # type: ignore[attr-defined]
+        await settle(pilot, app, lambda: on_screen(app, MainScreen).synced)
     assert memory_keyring.secrets == {("pigeon", "default"): service.bob.token}
     assert stored_ids() == thread_ids(service, service.bob)
 

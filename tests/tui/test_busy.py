@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import httpx
+from starlette.types import Receive, Scope, Send
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
@@ -17,7 +17,7 @@ from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, settle
 async def test_the_app_says_until_when_it_waits_on_a_busy_service(service: Service) -> None:
     busy = [True]
 
-    async def first_answer_busy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def first_answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and busy[0]:
             busy[0] = False
             await send({"type": "http.response.start", "status": 429, "headers": [(b"retry-after", b"30")]})

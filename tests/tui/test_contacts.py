@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input, Label, Select, SelectionList, Static, TextArea
 
 from pigeon.api import PigeonClient
@@ -24,7 +25,7 @@ from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service, first_thread
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, on_screen, pigeon_for, screen_text, settle
 
 ADA = Contact.model_validate(
     {
@@ -102,13 +103,18 @@ def sender_contact(service: Service) -> Contact:
     messages = service.db.list_messages(service.alice.id, thread, message_ids=None, page_size=100, page_token=None)[0]
     return next(
         m.sender.contact for m in messages if m.sender and m.sender.contact and m.sender.contact.first_name != "You"
-    )  # type: ignore[misc]
+    )
 
 
-async def open_editor(pilot, app: PigeonApp, contact: Contact) -> ContactEditor:  # type: ignore[no-untyped-def]
+async def open_editor(pilot: Pilot[None], app: PigeonApp, contact: Contact) -> ContactEditor:
     app.post_message(EditContact(contact))
-    await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
-    return app.screen  # type: ignore[return-value]
+
+    def ready() -> bool:  # the editor is shown and has put the focus on its first field
+        focused = app.focused
+        return isinstance(app.screen, ContactEditor) and focused is not None and focused.id == "first_name"
+
+    await settle(pilot, app, ready)
+    return on_screen(app, ContactEditor)
 
 
 async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Service) -> None:
@@ -117,7 +123,7 @@ async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Se
         await loaded(pilot, app)
         await pilot.press("b")
         await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
-        book: ContactBook = app.screen  # type: ignore[assignment]
+        book = on_screen(app, ContactBook)
         await settle(pilot, app, lambda: len(book.shown) >= 10)
         everyone = len(book.shown)
         someone = book.shown[3]
@@ -129,7 +135,7 @@ async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Se
         assert all(email[:12].lower() in " ".join(e.email or "" for e in c.emails).lower() for c in book.shown)
         await pilot.press("tab", "o")  # from the search to the list, where o sorts
         assert book.sort == 1
-        details = str(book.query_one("#book-details", Static).visual.plain)  # type: ignore[union-attr]
+        details = str(book.query_one("#book-details", Static).visual)
         assert book.shown[book.query_one(DataTable).cursor_row].name in details
 
 
@@ -139,14 +145,14 @@ async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: 
         await loaded(pilot, app)
         await pilot.press("b")
         await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
-        book: ContactBook = app.screen  # type: ignore[assignment]
+        book = on_screen(app, ContactBook)
         await settle(pilot, app, lambda: len(book.shown) >= 3)
         await pilot.press("down", "down")
         assert book.query_one(DataTable).cursor_row == 2
         wanted = book.shown[2]
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
-        assert app.screen.contact.id == wanted.id  # type: ignore[attr-defined]
+        assert on_screen(app, ContactEditor).contact.id == wanted.id
 
 
 async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service: Service) -> None:
@@ -205,15 +211,15 @@ async def test_invalid_input_is_pointed_out_before_sending(service: Service) -> 
         await settle(pilot, app)
         assert isinstance(app.screen, ContactEditor)
         assert len(sent) == before
-        assert "JSON object" in str(editor.query_one("#metadata-error", Label).visual.plain)  # type: ignore[union-attr]
+        assert "JSON object" in str(editor.query_one("#metadata-error", Label).visual)
         editor.query_one("#metadata", TextArea).text = "{}"
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         row_error = editor.query_one("#emails").query_children(EntryRow).first().query_one(".field-error", Label)
-        assert "'not-an-address' is not a valid email" in str(row_error.visual.plain)  # type: ignore[union-attr]
+        assert "'not-an-address' is not a valid email" in str(row_error.visual)
         assert len(sent) == before
         editor.query_one("#emails").query_children(EntryRow).first().query_one(Input).value = "fixed@example.com"
-        await settle(pilot, app, lambda: not str(row_error.visual.plain))  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: not str(row_error.visual))
 
 
 async def test_no_way_out_of_the_editor_drops_an_edit_without_asking(service: Service) -> None:
@@ -227,7 +233,9 @@ async def test_no_way_out_of_the_editor_drops_an_edit_without_asking(service: Se
         await loaded(pilot, app)
         editor = await open_editor(pilot, app, contact)
         editor.query_one("#first_name", Input).value = "Typed"
-        editor.query_one("#cancel", Button).focus()
+        cancel = editor.query_one("#cancel", Button)
+        cancel.focus()
+        await settle(pilot, app, lambda: app.focused is cancel)  # (a q typed before would go into the field)
         for key in ("q", "ctrl+q"):  # q from a button, and the app's own quit
             await pilot.press(key)
             await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
@@ -273,7 +281,7 @@ async def test_server_validation_errors_show_at_their_field(service: Service) ->
         editor.query_one("#first_name", Input).value = "Changed"
         await pilot.press("ctrl+s")
         row = editor.query_one("#emails").query_children(EntryRow).first()
-        await settle(pilot, app, lambda: "domain blocked" in str(row.query_one(".field-error", Label).visual.plain))  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: "domain blocked" in str(row.query_one(".field-error", Label).visual))
         assert isinstance(app.screen, ContactEditor)
         assert editor.query_one("#first_name", Input).value == "Changed"
 
@@ -290,7 +298,7 @@ async def test_a_failed_save_keeps_the_edit_across_a_restart(service: Service, i
         await settle(pilot, app, lambda: ContactDrafts().load(contact.id or "") is not None)
         assert isinstance(app.screen, ContactEditor)
         assert editor.query_one("#first_name", Input).value == "Typed Before The Crash"
-        assert "kept" in str(editor.query_one("#editor-status", Static).visual.plain)  # type: ignore[union-attr]
+        assert "kept" in str(editor.query_one("#editor-status", Static).visual)
 
     restarted = pigeon_for(service)  # the service is back, the app was closed and opened again
     async with restarted.run_test(size=SIZE) as pilot:
@@ -300,7 +308,9 @@ async def test_a_failed_save_keeps_the_edit_across_a_restart(service: Service, i
         assert editor.query_one("#restored", Static)
         await pilot.press("ctrl+s")
         await settle(pilot, restarted, lambda: not isinstance(restarted.screen, ContactEditor))
-    assert service.db.get_contact(service.alice.id, contact.id or "").first_name == "Typed Before The Crash"  # type: ignore[union-attr]
+    saved = service.db.get_contact(service.alice.id, contact.id or "")
+    assert saved is not None
+    assert saved.first_name == "Typed Before The Crash"
     assert ContactDrafts().load(contact.id or "") is None
 
 
@@ -319,13 +329,15 @@ async def test_leaving_with_unsaved_changes_asks_first(service: Service) -> None
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
         await settle(pilot, app)
-        assert app.screen is editor
+        assert on_screen(app, ContactEditor) is editor
         assert editor.query_one("#last_name", Input).value == "Unsaved"
         await pilot.press("escape")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
-    assert service.db.get_contact(service.alice.id, contact.id or "").last_name != "Unsaved"  # type: ignore[union-attr]
+    kept = service.db.get_contact(service.alice.id, contact.id or "")
+    assert kept is not None
+    assert kept.last_name != "Unsaved"
 
 
 async def test_create_inbox_adds_it_to_the_inboxes_pane(service: Service) -> None:
@@ -336,7 +348,7 @@ async def test_create_inbox_adds_it_to_the_inboxes_pane(service: Service) -> Non
         await settle(pilot, app, lambda: isinstance(app.screen, CreateInboxDialog))
         app.screen.query_one("#email", Input).value = "not an address"
         await pilot.press("ctrl+s")
-        await settle(pilot, app, lambda: "valid email" in str(app.screen.query_one("#email-error", Label).visual.plain))  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: "valid email" in str(app.screen.query_one("#email-error", Label).visual))
         app.screen.query_one("#email", Input).value = "sales@pigeon.example"
         app.screen.query_one("#metadata", TextArea).text = '{"team": "sales"}'
         await pilot.press("ctrl+s")
@@ -384,10 +396,10 @@ async def test_create_webhook_shows_the_secret_once(service: Service) -> None:
         dialog.query_one("#events", SelectionList).deselect("message.updated")
         await pilot.press("ctrl+s")
         await settle(pilot, app, lambda: isinstance(app.screen, SecretScreen))
-        secret_screen: SecretScreen = app.screen  # type: ignore[assignment]
+        secret_screen = on_screen(app, SecretScreen)
         secret = secret_screen.webhook.secret or ""
         assert secret.startswith("whsec_")
-        shown = str(secret_screen.query_one("#secret", Static).visual.plain)  # type: ignore[union-attr]
+        shown = str(secret_screen.query_one("#secret", Static).visual)
         assert shown == secret
         assert secret_screen.webhook.events == [
             "message.created",
@@ -415,5 +427,5 @@ async def test_dialog_metadata_must_be_a_json_object(service: Service) -> None:
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         assert isinstance(app.screen, CreateWebhookDialog)
-        assert "JSON object" in str(dialog.query_one("#metadata-error", Label).visual.plain)  # type: ignore[union-attr]
+        assert "JSON object" in str(dialog.query_one("#metadata-error", Label).visual)
     assert not service.db.rows("SELECT 1 FROM webhooks")  # the service is untouched: no subscription was created

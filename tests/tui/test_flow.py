@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
-from pigeon.config import ComposeConfig, load_config
+from pigeon.config import ComposeConfig, Config, load_config
+from pigeon.models import Message
 from pigeon.store.mail_drafts import MailDrafts
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.links import LinksScreen
@@ -22,12 +24,12 @@ from pigeon.tui.screens.mail import MainScreen, triage
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
-from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, pigeon_for, settle
+from tests.server.conftest import Service, first_thread
+from tests.tui.conftest import BASE, SIZE, Notes, current_id, on_screen, pigeon_for, settle
 from tests.tui.scenes import scene_app
 
 
-async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
+async def synced(pilot: Pilot[None], app: PigeonApp) -> ThreadList:
     screen = app.screen
     await settle(pilot, app, lambda: getattr(screen, "synced", False))
     return screen.query_one(ThreadList)
@@ -41,17 +43,17 @@ def showing(reader: Reader, thread_id: str) -> bool:
     return reader.thread is not None and reader.thread.id == thread_id and bool(reader.messages)
 
 
-def with_ui(**fields: object):  # type: ignore[no-untyped-def]
+def with_ui(**fields: object) -> Config:
     config = load_config(base_url=BASE)
     for name, value in fields.items():
         setattr(config.ui, name, value)
     return config
 
 
-async def open_first(pilot, app: PigeonApp) -> tuple[ThreadList, Reader]:  # type: ignore[no-untyped-def]
+async def open_first(pilot: Pilot[None], app: PigeonApp) -> tuple[ThreadList, Reader]:
     threads = await synced(pilot, app)
     reader = app.screen.query_one(Reader)
-    first = threads.current.id  # type: ignore[union-attr]
+    first = current_id(threads)
     await pilot.press("enter")
     await settle(pilot, app, lambda: showing(reader, first) and app.focused is reader)
     return threads, reader
@@ -68,7 +70,7 @@ async def test_done_in_the_reader_opens_the_next_thread_and_marks_it_read(servic
         await pilot.press("e")
         await settle(pilot, app, lambda: showing(reader, second) and not is_unread(app, second))
         assert app.focused is reader
-        assert threads.current.id == second  # type: ignore[union-attr]
+        assert current_id(threads) == second
         assert first not in [threads.source.row(i).id for i in range(len(threads.source))]
 
 
@@ -111,7 +113,8 @@ async def test_after_triage_chooses_the_previous_thread_or_the_list(
         await pilot.press("e")
         if expected is None:  # back in the list, whose cursor's thread the reader previews (not the one done)
             await settle(pilot, app, lambda: app.focused is threads and reader.thread is not None)
-            assert reader.thread.id != done  # type: ignore[union-attr]
+            assert reader.thread is not None
+            assert reader.thread.id != done
         else:
             await settle(pilot, app, lambda: showing(reader, earlier) and app.focused is reader)
 
@@ -128,7 +131,9 @@ async def test_shift_j_and_k_in_the_reader_open_the_next_and_previous_thread(ser
         assert app.focused is reader
 
 
-async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_read(service: Service) -> None:
+async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_read(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
@@ -136,16 +141,16 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
         wanted = next(i for i in range(1, len(threads.source)) if threads.source.row(i).unread)
         for _ in range(wanted):
             await pilot.press("j")
-        thread_id = threads.current.id  # type: ignore[union-attr]
+        thread_id = current_id(threads)
         await settle(pilot, app, lambda: showing(reader, thread_id))
         await settle(pilot, app)
         assert app.focused is threads
         assert is_unread(app, thread_id)
 
-        def no_store(_thread_id: str) -> None:
+        def no_store(thread_id: str) -> list[Message]:
             raise AssertionError("read from the store again")
 
-        app.core.store.messages = no_store  # type: ignore[method-assign]  # enter shows what the preview read
+        monkeypatch.setattr(app.core.store, "messages", no_store)  # enter shows what the preview read
         shown_again: list[str] = []
         show = reader.show
 
@@ -153,7 +158,7 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
             shown_again.append(args[0].id)
             show(*args, **kwargs)
 
-        reader.show = counted_show  # type: ignore[method-assign]
+        monkeypatch.setattr(reader, "show", counted_show)
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and not is_unread(app, thread_id))
         assert shown_again == []  # the preview's layout stays: Enter moves the focus and marks the thread read
@@ -169,14 +174,14 @@ async def test_select_all_then_one_action_asks_first_and_is_one_undo_step(
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         total = len(threads.source)
         await pilot.press("ctrl+a")
         await settle(pilot, app, lambda: len(screen.selected) == total)
         assert f"{total} selected" in screen.status
         await pilot.press("e")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        assert f"all {total} selected threads" in str(app.screen.question)  # type: ignore[attr-defined]
+        assert f"all {total} selected threads" in str(on_screen(app, ConfirmScreen).question)
         await pilot.press("y")
         await settle(pilot, app, lambda: len(threads.source) == 0)
         assert len(app.core.store.undo_steps()) == 1
@@ -193,16 +198,16 @@ async def test_marking_a_whole_view_read_takes_two_keys(service: Service, monkey
         await pilot.press("ctrl+a", "m")
         await settle(pilot, app, lambda: app.core.view_counts()[0]["unread"] == 0)
         await pilot.press("ctrl+a")  # pressed again with all selected: none
-        await settle(pilot, app, lambda: not app.screen.selected)  # type: ignore[attr-defined]
+        await settle(pilot, app, lambda: not on_screen(app, MainScreen).selected)
 
 
 # --- links and attachments --------------------------------------------------------------------------------------
 
 
 def newest_with(service: Service, **fields: object) -> str:
-    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
-    service.add_message(service.alice, thread.id, sender_address="ann@example.com", **fields)
-    return thread.id
+    thread_id = first_thread(service, service.alice)  # the newest
+    service.add_message(service.alice, thread_id, sender_address="ann@example.com", **fields)
+    return thread_id
 
 
 async def test_links_open_their_real_target_and_a_misleading_one_asks_first(
@@ -218,7 +223,7 @@ async def test_links_open_their_real_target_and_a_misleading_one_asks_first(
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
-        assert threads.current.id == thread_id  # type: ignore[union-attr]
+        assert current_id(threads) == thread_id
         reader = app.screen.query_one(Reader)
         await pilot.press("enter")
         await settle(pilot, app, lambda: "www.paypal.com [2]" in reader.text)
@@ -231,7 +236,7 @@ async def test_links_open_their_real_target_and_a_misleading_one_asks_first(
         await settle(pilot, app, lambda: isinstance(app.screen, LinksScreen))
         await pilot.press("2")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        question = app.screen.question.plain  # type: ignore[attr-defined]
+        question = on_screen(app, ConfirmScreen).question.plain
         assert "www.paypal.com" in question
         assert "https://evil.test/login" in question
         assert browser == ["https://docs.example.com/q4"]  # nothing opened before the answer
@@ -282,7 +287,7 @@ async def test_O_opens_an_attachment_privately_with_the_configured_program(servi
         await settle(pilot, app, lambda: bool(app.screen.query("#pick")))
         await pilot.press(*["down"] * names.index("invoice.pdf.exe"), "enter")  # a program, whatever its type says
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        assert ".exe file can run code" in app.screen.question.plain  # type: ignore[attr-defined]
+        assert ".exe file can run code" in on_screen(app, ConfirmScreen).question.plain
         await pilot.press("n")
         await settle(pilot, app)
         assert not record.exists()

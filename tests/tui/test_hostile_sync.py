@@ -11,7 +11,7 @@ from pigeon.tui.app import make_app
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, on_screen, settle
 
 
 class Hostile(httpx.AsyncBaseTransport):
@@ -45,7 +45,7 @@ async def test_an_unexpected_error_during_a_sync_is_said_once_and_the_checks_go_
     )
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: hostile.lists >= 2 and "Could not check for mail" in str(screen.status))
         threads = screen.query_one(ThreadList)
         await settle(pilot, app, lambda: len(threads.source) > 0, within=30)  # no key pressed: it checked again

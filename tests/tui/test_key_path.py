@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from unittest.mock import patch
 
 from textual import events
@@ -24,7 +25,7 @@ from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import SIZE, mail_loaded, mail_screen, previewed, scene_app, settle
 
 
-async def until(pilot: Pilot, holds, within: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+async def until(pilot: Pilot[None], holds: Callable[[], object], within: float = 5.0) -> None:
     """Wait for a state (no fixed sleep): ``AssertionError`` if it does not come within ``within`` seconds."""
     deadline = time.monotonic() + within
     while not holds():
@@ -93,7 +94,7 @@ async def test_a_full_update_writes_what_textuals_own_compositor_writes_without_
             ):
                 update = compositor.render_full_update()
             assert update is not None
-            return update.render_segments(app.console), asked  # type: ignore[union-attr]
+            return update.render_segments(app.console), asked
 
         ours, ours_asked = full_update(LineCompositor._get_renders)
         textuals, textuals_asked = full_update(Compositor._get_renders)

@@ -6,24 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.links import LinksScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from tests.conftest import Recorded, recording_program
-from tests.server.conftest import Service
-from tests.tui.conftest import SIZE, Notes, pigeon_for, settle
+from tests.server.conftest import Service, first_thread
+from tests.tui.conftest import SIZE, Notes, on_screen, pigeon_for, settle
 
 
 def newest_with_link(service: Service, target: str) -> None:
     html = f'<p><a href="{target}">the plan</a></p>'
-    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    thread_id = first_thread(service, service.alice)  # the newest
     blocks = [{"type": "CONTENT_TYPE_HTML", "mime_type": "text/html", "content": html}]
-    service.add_message(service.alice, thread.id, sender_address="ann@example.com", content_blocks=blocks)
+    service.add_message(service.alice, thread_id, sender_address="ann@example.com", content_blocks=blocks)
 
 
-async def open_first_link(pilot, app: PigeonApp) -> None:  # type: ignore[no-untyped-def]
+async def open_first_link(pilot: Pilot[None], app: PigeonApp) -> None:
     screen = app.screen
     await settle(pilot, app, lambda: getattr(screen, "synced", False))
     await pilot.press("enter")
@@ -91,7 +92,7 @@ async def test_a_look_alike_host_or_a_user_part_asks_first(
     async with app.run_test(size=SIZE) as pilot:
         await open_first_link(pilot, app)
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
-        assert said in app.screen.question.plain  # type: ignore[attr-defined]
+        assert said in on_screen(app, ConfirmScreen).question.plain
         assert browser.runs() == []
         await pilot.press("y")
         await settle(pilot, app, lambda: len(browser) == 1)

@@ -6,7 +6,8 @@ import re
 
 from textual.app import App, ComposeResult
 
-from pigeon.tui.widgets.thread_list import ThreadList, ThreadRow
+from pigeon.core.listing import ThreadRow
+from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.conftest import screen_text
 from tests.tui.test_thread_list import NOW
 
@@ -45,7 +46,7 @@ class ListApp(App[None]):
 
 def shown(app: App[None]) -> list[str]:
     """The threads whose rows are on the screen, top to bottom."""
-    return SUBJECT.findall(screen_text(app))  # type: ignore[arg-type]
+    return SUBJECT.findall(screen_text(app))
 
 
 def current(threads: ThreadList) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,10 @@ from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
 from pigeon_service.demo_traffic import live_traffic
-from pigeon_service.run import start_in_thread
+from pigeon_service.run import ServiceThread, start_in_thread
 from pigeon_service.webhooks import DeliveryPolicy
-from tests.server.conftest import Service
-from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, pigeon_for, settle, stored_threads
+from tests.server.conftest import Service, first_thread
+from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, on_screen, pigeon_for, settle, stored_threads
 
 SECRET = "whsec_" + base64.b64encode(b"s" * 32).decode()
 EVENT = {
@@ -44,9 +45,7 @@ def live_event(data: dict[str, Any]) -> LiveEvent:
     return LiveEvent(WebhookEvent.model_validate(data))
 
 
-def signed(
-    payload: dict[str, Any], *, secret: str = SECRET, at: datetime | None = None
-) -> tuple[bytes, dict[str, str]]:
+def signed(payload: object, *, secret: str = SECRET, at: datetime | None = None) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(payload)
     moment = at or datetime.now(UTC)
     headers = {
@@ -71,7 +70,7 @@ def test_verify_accepts_only_fresh_deliveries_signed_with_the_secret() -> None:
         (body + b" ", headers),
         (body, headers | {"webhook-signature": "garbage-without-comma"}),
         (body, {k: v for k, v in headers.items() if k != "webhook-signature"}),
-        signed(["not", "an", "event"]),  # type: ignore[arg-type]
+        signed(["not", "an", "event"]),
     ):
         with pytest.raises(BadDelivery):
             verify(SECRET, bad_body, bad_headers)
@@ -106,7 +105,7 @@ async def test_the_receiver_hands_on_verified_events_and_refuses_the_rest() -> N
 
 
 @pytest.fixture
-def live_service():
+def live_service() -> Iterator[tuple[ServiceThread, str]]:
     db = Database(":memory:")
     account = db.ensure_account("demo")
     populate(db, account, threads=15, contacts=15, seed=9)
@@ -122,14 +121,16 @@ def live_service():
     db.close()
 
 
-async def test_new_mail_from_a_live_service_appears_with_a_notification(live_service) -> None:  # type: ignore[no-untyped-def]
+async def test_new_mail_from_a_live_service_appears_with_a_notification(
+    live_service: tuple[ServiceThread, str],
+) -> None:
     service, token = live_service
     config = load_config(base_url=service.base_url)
     app = make_app(config, token=token, live=True, clock=frozen_clock, remember_token=False, save_settings=False)
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.live_mode == "live")
         before = sum(t.message_count for t in stored_threads(app))
         await settle(pilot, app, lambda: sum(t.message_count for t in stored_threads(app)) > before, within=60)
@@ -145,13 +146,22 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
     app = pigeon_for(service, live=True)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         # The in-process service is not on loopback, so the app polls; start a receiver to attack directly.
-        receiver = WebhookReceiver(lambda webhook: screen.post_message(LiveEvent(webhook)))
+        handed_on: list[WebhookEvent] = []
+
+        def hand_on(webhook: WebhookEvent) -> None:
+            handed_on.append(webhook)
+            screen.post_message(LiveEvent(webhook))
+
+        receiver = WebhookReceiver(hand_on)
         await receiver.start()
         receiver.secret = SECRET
         threads_before = stored_threads(app)
-        created = {**EVENT, "data": {"message": {"id": "m", "thread_id": threads_before[0].id, "subject": "x"}}}
+        # New mail waits at the service: a delivery let through would start the sync that stores it.
+        target = threads_before[0].id
+        arrived = service.add_message(service.alice, target, subject="x")
+        created = {**EVENT, "data": {"message": {"id": arrived, "thread_id": target, "subject": "x"}}}
         try:
             async with httpx.AsyncClient() as http:
                 forged, headers = signed(created, secret="whsec_" + base64.b64encode(b"f" * 32).decode())
@@ -161,6 +171,7 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
         finally:
             await receiver.stop()
         await settle(pilot, app)
+        assert handed_on == []
         assert stored_threads(app) == threads_before
 
 
@@ -190,7 +201,7 @@ async def test_a_status_event_whole_or_thin_shows_the_changed_message_after_its_
         whole = changed.model_dump(mode="json", exclude_none=True)
         thin = {key: whole[key] for key in ("id", "thread_id", "inbox_id", "direction", "status", "created_at")}
         syncs = Syncs(app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         screen.post_message(
             live_event({"type": "message.failed", "data": {"message": whole if shape == "whole" else thin}})
         )
@@ -213,7 +224,7 @@ async def test_an_event_about_a_message_the_service_does_not_hold_changes_nothin
             update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"}
         )
         syncs = Syncs(app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         screen.post_message(
             live_event({"type": "message.failed", "data": {"message": claimed.model_dump(mode="json")}})
         )
@@ -226,7 +237,7 @@ async def test_mail_is_checked_by_default_when_the_service_cannot_reach_pigeon(s
     app = pigeon_for(service, poll_interval=0.2)  # the profile's defaults: nothing about live updates configured
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
         assert "checking every" in screen.status
         newest = stored_threads(app)[-1]
@@ -257,39 +268,41 @@ async def test_a_replayed_delivery_is_acknowledged_but_never_handled_twice() -> 
     assert (receiver.accepted, receiver.replayed) == (1, 2)
 
 
-async def test_checks_wait_longer_while_the_service_fails_and_recover_after(service: Service) -> None:
+async def test_checks_wait_longer_while_the_service_fails_and_recover_after(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pigeon.api import ConnectionFailed
 
     app = pigeon_for(service, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.live_mode.startswith("checking every"))
         real_sync = app.core.sync
 
         async def failing(*args: Any, **kwargs: Any) -> Any:
             raise ConnectionFailed("the network is down")
 
-        app.core.sync = failing  # type: ignore[method-assign]
+        monkeypatch.setattr(app.core, "sync", failing)
         await settle(pilot, app, lambda: screen.check_delay >= 0.8, within=30)  # 0.2 -> 0.4 -> 0.8
         assert screen.offline
-        app.core.sync = real_sync  # type: ignore[method-assign]
+        monkeypatch.setattr(app.core, "sync", real_sync)
         await settle(pilot, app, lambda: screen.check_delay == 0.2 and not screen.offline, within=30)
 
 
 async def test_a_delivered_status_reaches_an_open_reader_by_the_regular_check(service: Service) -> None:
     """No webhooks here: the check for mail reads again every thread with a message still on its way."""
-    thread = service.db.list_threads(service.alice.id, page_size=1, page_token=None)[0][0]
+    thread_id = first_thread(service, service.alice)
     message_id = service.add_message(
         service.alice,
-        thread.id,
+        thread_id,
         direction="MESSAGE_DIRECTION_OUTBOUND",
         status="MESSAGE_STATUS_PENDING",
     )
     app = pigeon_for(service, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
-        threads.cursor = next(i for i in range(len(threads.source)) if threads.source.row(i).id == thread.id)
+        threads.cursor = next(i for i in range(len(threads.source)) if threads.source.row(i).id == thread_id)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
 
@@ -303,7 +316,7 @@ async def test_a_delivered_status_reaches_an_open_reader_by_the_regular_check(se
         service.db.set_message_status(service.alice.id, message_id, "MESSAGE_STATUS_DELIVERED")
         await settle(pilot, app, lambda: shown() == "MESSAGE_STATUS_DELIVERED", within=30)
         assert "[sending…]" not in reader.text
-        stored = app.core.store.messages(thread.id)
+        stored = app.core.store.messages(thread_id)
         assert [m.status for m in stored if m.id == message_id] == ["MESSAGE_STATUS_DELIVERED"]
 
 
@@ -344,7 +357,7 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         for data in arrive(service, app, 3, sender="ann@example.com"):
             screen.post_message(live_event(data))
         await settle(pilot, app, lambda: "New mail" in notes.text)
@@ -356,7 +369,9 @@ async def test_new_mail_arriving_together_makes_one_note_held_while_a_dialog_is_
         syncs = Syncs(app)
         for data in arrive(service, app, 2):
             screen.post_message(live_event(data))
-        await settle(pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due and screen.live.unannounced)
+        await settle(
+            pilot, app, lambda: syncs.ended >= 1 and not screen.live.note_due and bool(screen.live.unannounced)
+        )
         assert "New mail" not in notes.text  # the moment for the note has passed: held, since a question is open
         await pilot.press("n")
         await settle(pilot, app, lambda: "New mail" in notes.text)
@@ -369,7 +384,7 @@ async def test_new_mail_told_by_thin_events_is_synced_listed_and_announced(servi
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         named = [event["data"]["message"] for event in arrive(service, app, 2, sender="thin@example.com")]
         for message in named:
             thin = {key: message[key] for key in ("id", "thread_id", "inbox_id", "direction", "status", "created_at")}
@@ -386,7 +401,7 @@ async def test_a_delivery_signed_again_and_again_makes_one_note_of_one_message(s
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         [event] = arrive(service, app, 1, sender="once@example.com")
         for _ in range(5):  # the same event, delivered five times (each a fresh signature: not a replay)
             screen.post_message(live_event(dict(event)))
@@ -403,7 +418,7 @@ async def test_a_delivery_about_mail_the_sync_does_not_store_makes_no_note(servi
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         bobs_thread = service.db.list_threads(service.bob.id, page_size=1, page_token=None)[0][0]
         bobs = service.db.get_message(service.bob.id, service.add_message(service.bob, bobs_thread.id or ""))
         assert bobs is not None
@@ -424,7 +439,7 @@ async def test_new_mail_notes_can_be_turned_off(service: Service, isolated_envir
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         syncs = Syncs(app)
         events = arrive(service, app, 2)
         for data in events:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
@@ -15,7 +16,7 @@ from pigeon.tui.app import make_app
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, settle
+from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, on_screen, settle
 
 
 class Switch(httpx.AsyncBaseTransport):
@@ -55,7 +56,7 @@ async def test_a_start_without_the_service_recovers_by_itself(service: Service) 
     )
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.offline)
         await settle(pilot, app, lambda: len(switch.syncs) >= 3)  # it tries again by itself, more than once
         assert screen.offline
@@ -78,7 +79,7 @@ async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule
         poll_interval=2.0,  # the first retry comes after 2 s, the next after 4 s
     )
     async with app.run_test(size=SIZE) as pilot:
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.offline and screen.check_delay == 2.0)
         assert len(switch.syncs) == 1
         await pilot.press("ctrl+r")  # before the retry that is due: it replaces it, and fails too
@@ -89,7 +90,9 @@ async def test_retries_wait_longer_each_time_and_ctrl_r_makes_no_second_schedule
         assert len(switch.syncs) == 3
 
 
-async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Service) -> None:
+async def test_a_check_that_fails_on_the_disk_is_tried_again_too(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     switch = Switch(service)
     switch.down = False
     app = make_app(
@@ -108,9 +111,9 @@ async def test_a_check_that_fails_on_the_disk_is_tried_again_too(service: Servic
             raise OSError(28, "No space left on device")
         return await real_sync(*args, **kwargs)
 
-    app.core.sync = full_disk  # type: ignore[method-assign]
+    monkeypatch.setattr(app.core, "sync", full_disk)
     async with app.run_test(size=SIZE) as pilot:
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         threads = screen.query_one(ThreadList)
         await settle(pilot, app, lambda: len(attempts) >= 3 and len(threads.source) > 0, within=30)
         assert screen.check_delay == 0.3
@@ -128,7 +131,7 @@ async def test_a_failing_service_is_said_once_while_the_checks_go_on(service: Se
     )
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: len(switch.syncs) >= 4)
         assert len([n for n in notes if n.severity == "error"]) == 1
         assert "again in" in str(screen.status)

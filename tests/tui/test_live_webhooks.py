@@ -24,7 +24,7 @@ from pigeon_service.demo_mail import populate
 from pigeon_service.demo_traffic import live_traffic
 from pigeon_service.run import ServiceThread, start_in_thread
 from pigeon_service.webhooks import DeliveryPolicy
-from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, settle
+from tests.tui.conftest import SIZE, Notes, frozen_clock, loaded, on_screen, settle
 
 MINUTE = 60.0
 
@@ -114,7 +114,7 @@ async def test_a_long_live_session_subscribes_once_and_never_again(live: Live) -
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.live_mode == "live")
         minutes = Minutes(app)
         await settle(pilot, app, lambda: minutes.syncs >= 20, within=120)  # twenty simulated minutes of mail
@@ -130,7 +130,7 @@ async def test_a_subscription_the_service_gave_up_on_is_replaced_once(live: Live
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await loaded(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         await settle(pilot, app, lambda: screen.live_mode == "live")
         minutes = Minutes(app)
         [hook] = live.db.rows("SELECT id FROM webhooks WHERE account_id = ?", (live.account,))
@@ -161,7 +161,7 @@ async def test_a_taken_kept_port_is_said_in_one_line_and_mail_is_checked_instead
         notes = Notes()
         async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
             await loaded(pilot, app)
-            screen: MainScreen = app.screen  # type: ignore[assignment]
+            screen = on_screen(app, MainScreen)
             await settle(pilot, app, lambda: "webhook port taken" in screen.live_mode)
             await settle(pilot, app, lambda: "No live updates" in notes.text)
             said = [n.message for n in notes if "No live updates" in n.message]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from tests.tui.scenes import SCENES, scene_app
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
-def test_screen_looks_as_before(name: str, snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_screen_looks_as_before(name: str, snap_compare: Callable[..., bool]) -> None:
     scene = SCENES[name]
     app = scene_app(logged_in=scene.logged_in)
     assert snap_compare(app, terminal_size=scene.size, run_before=scene.run_before)

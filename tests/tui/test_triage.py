@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
@@ -17,11 +19,22 @@ from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, palette_hits, pigeon_for, screen_text, settle
+from tests.tui.conftest import (
+    BASE,
+    SIZE,
+    Notes,
+    current_id,
+    frozen_clock,
+    on_screen,
+    palette_hits,
+    pigeon_for,
+    screen_text,
+    settle,
+)
 from tests.tui.test_key_path import until  # (waits for a state, not for the workers: one waits for the index)
 
 
-async def synced(pilot, app: PigeonApp) -> ThreadList:  # type: ignore[no-untyped-def]
+async def synced(pilot: Pilot[None], app: PigeonApp) -> ThreadList:
     screen = app.screen
     await settle(pilot, app, lambda: getattr(screen, "synced", False))
     return screen.query_one(ThreadList)
@@ -40,7 +53,7 @@ async def test_done_star_read_with_toasts_and_undo(service: Service) -> None:
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await synced(pilot, app)
         assert len(threads.source) == 25
-        first = threads.current.id  # type: ignore[union-attr]
+        first = current_id(threads)
         await pilot.press("e")
         await settle(pilot, app, lambda: len(threads.source) == 24)
         assert "Done: 1 thread — u to undo" in notes.text
@@ -63,7 +76,7 @@ async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> 
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await synced(pilot, app)
         await pilot.press("x", "shift+down", "shift+down")
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         assert len(screen.selected) == 3
         assert "3 selected" in screen_text(app)
         await pilot.press("e")
@@ -82,7 +95,7 @@ async def test_an_action_that_keeps_threads_in_view_keeps_the_selection(service:
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = await synced(pilot, app)
         await pilot.press("x", "shift+down", "shift+down")
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         chosen = set(screen.selected)
         assert len(chosen) == 3
         await pilot.press("s")  # starring keeps them in the inbox: still selected
@@ -99,19 +112,21 @@ async def test_snooze_and_label_from_their_pickers(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
-        target = threads.current.id  # type: ignore[union-attr]
+        target = current_id(threads)
         await pilot.press("z")
         await settle(pilot, app, lambda: isinstance(app.screen, SnoozePicker))
         await pilot.press("down", "enter")  # tomorrow morning
         await settle(pilot, app, lambda: len(threads.source) == 24)
         await pilot.press("4")
         await settle(pilot, app, lambda: len(threads.source) == 1)
-        assert threads.current.id == target  # type: ignore[union-attr]
+        assert current_id(threads) == target
         await pilot.press("1", "l")
         await settle(pilot, app, lambda: isinstance(app.screen, InputScreen))
         await pilot.press(*"clients", "enter")
         await settle(pilot, app, lambda: "view:label:clients" in sidebar(app))
-        assert "clients" in threads.current.labels  # type: ignore[union-attr]
+        current = threads.current
+        assert current is not None
+        assert "clients" in current.labels
 
 
 async def test_views_switch_by_key_and_count_in_the_sidebar(service: Service) -> None:
@@ -158,7 +173,7 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         await settle(pilot, app, lambda: any(threads.source.row(i).id == done.id for i in range(len(threads.source))))
         found = next(threads.source.row(i) for i in range(len(threads.source)) if threads.source.row(i).id == done.id)
         assert found.where == "done"
-        assert "in all mail" in app.screen.status  # type: ignore[attr-defined]
+        assert "in all mail" in on_screen(app, MainScreen).status
         assert threads.title.plain == "Threads · Search"  # not the Inbox it was typed from
         await settle(pilot, app)
         assert "done" in screen_text(app)
@@ -167,7 +182,7 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         box = app.screen.query_one("#filter", Input)
         box.value = "is:bogus"
         await settle(pilot, app, lambda: box.has_class("-invalid"))
-        assert "is: takes one of" in app.screen.status  # type: ignore[attr-defined]
+        assert "is: takes one of" in on_screen(app, MainScreen).status
         box.value = "is:unread"
         await settle(pilot, app, lambda: not box.has_class("-invalid"))
         box.value = ""
@@ -183,7 +198,7 @@ async def test_a_search_with_too_many_terms_is_refused_at_the_search_box(service
         box = app.screen.query_one("#filter", Input)
         box.value = " ".join(["in:all"] * 250)
         await settle(pilot, app, lambda: box.has_class("-invalid"))
-        assert "a search takes at most 100 words and operators, not 250" in app.screen.status  # type: ignore[attr-defined]
+        assert "a search takes at most 100 words and operators, not 250" in on_screen(app, MainScreen).status
         assert len(threads.source) == 25  # the list left as it was, not "0 threads"
 
 
@@ -195,9 +210,10 @@ async def test_a_word_search_made_while_new_mail_is_indexed_says_so_and_runs_aga
     from textual.widgets import Input
 
     from pigeon.core import mail
+    from pigeon.store import sync as store_sync
 
     gate = asyncio.Event()
-    index_stored = mail.index_stored
+    index_stored = store_sync.index_stored
 
     async def held(store: MailStore) -> int:
         await gate.wait()
@@ -211,19 +227,19 @@ async def test_a_word_search_made_while_new_mail_is_indexed_says_so_and_runs_aga
         await until(pilot, lambda: getattr(screen, "synced", False) and len(threads.source) > 0, within=10)
         word = (threads.current.subject if threads.current else "").split()[0]
         screen.query_one("#filter", Input).value = word
-        await until(pilot, lambda: "new mail still being indexed" in screen.status)  # type: ignore[attr-defined]
+        await until(pilot, lambda: "new mail still being indexed" in on_screen(app, MainScreen).status)
         assert len(threads.source) == 0  # the index has nothing yet
         gate.set()
         await settle(pilot, app, lambda: len(threads.source) > 0)
-        assert "still being indexed" not in screen.status  # type: ignore[attr-defined]
-        assert f'matching "{word}"' in screen.status  # type: ignore[attr-defined]
+        assert "still being indexed" not in on_screen(app, MainScreen).status
+        assert f'matching "{word}"' in on_screen(app, MainScreen).status
 
 
 async def test_triage_survives_an_app_restart(service: Service, isolated_environment: Path) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
-        starred = threads.current.id  # type: ignore[union-attr]
+        starred = current_id(threads)
         await pilot.press("s", "j", "e")
         await settle(pilot, app, lambda: len(threads.source) == 24)
     assert store_path("default").exists()
@@ -248,7 +264,7 @@ async def test_with_the_service_down_cached_mail_stays_readable(service: Service
     notes = Notes()
     async with offline.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         threads = offline.screen.query_one(ThreadList)
-        await settle(pilot, offline, lambda: offline.screen.offline)  # type: ignore[attr-defined]
+        await settle(pilot, offline, lambda: on_screen(offline, MainScreen).offline)
         assert len(threads.source) == 25
         assert "Offline" in screen_text(offline)
         subject = threads.source.row(3).subject
@@ -269,7 +285,7 @@ async def test_views_and_triage_are_offered_in_the_palette(service: Service) -> 
         await settle(pilot, app, lambda: palette_hits(app)[:1] == ["View: Starred"])
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 1)
-        assert app.screen.view == "starred"  # type: ignore[attr-defined]
+        assert on_screen(app, MainScreen).view == "starred"
         await pilot.press("ctrl+p", *"Undo")
         await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Undo"])
         await pilot.press("enter")
@@ -286,15 +302,17 @@ async def test_changing_the_sort_keeps_the_cursor_on_its_thread_wherever_it_land
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
         await pilot.press("j", "j", "j")
-        kept = threads.current.id  # type: ignore[union-attr]
+        kept = current_id(threads)
         for _ in range(3):  # sender, subject, back to date
             await pilot.press("o")
             await settle(pilot, app)
-            assert threads.current.id == kept  # type: ignore[union-attr]
+            assert current_id(threads) == kept
         assert threads.cursor == 3
 
 
-async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: Service) -> None:
+async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
@@ -303,12 +321,12 @@ async def test_a_triage_key_counts_the_threads_it_changed_not_the_view(service: 
         counts: list[object] = []
         count = store.count
 
-        def recording_count(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def recording_count(*args: Any, **kwargs: Any) -> int:
             counts.append(kwargs.get("among"))
             return count(*args, **kwargs)
 
-        store.count = recording_count  # type: ignore[method-assign]
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        monkeypatch.setattr(store, "count", recording_count)
+        screen = on_screen(app, MainScreen)
         for keys, view in [(("e",), "inbox"), (("x", "j", "x", "e"), "inbox"), (("u",), "inbox"), (("s",), "inbox")]:
             counts.clear()
             await pilot.press(*keys)
@@ -331,7 +349,7 @@ async def test_keys_pressed_while_a_change_is_made_are_not_undone_by_it(service:
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
         await settle(pilot, app)
-        screen: MainScreen = app.screen  # type: ignore[assignment]
+        screen = on_screen(app, MainScreen)
         gate = threading.Event()
 
         def slow_star(ids: list[str]) -> Change:
@@ -340,8 +358,8 @@ async def test_keys_pressed_while_a_change_is_made_are_not_undone_by_it(service:
 
         screen.triage.run_change(screen.targets(), slow_star)
         await pilot.press("j", "j")  # while the star is being saved
-        moved_to = threads.current.id  # type: ignore[union-attr]
+        moved_to = current_id(threads)
         gate.set()
         await settle(pilot, app, lambda: threads.source.row(0).starred)
         assert threads.cursor == 2
-        assert threads.current.id == moved_to  # type: ignore[union-attr]
+        assert current_id(threads) == moved_to

@@ -3,7 +3,7 @@ message shown where it would be."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -35,9 +35,13 @@ async def test_an_unreadable_record_is_warned_of_once_and_its_message_shown_in_p
         await settle(pilot, app)
         # (a thread shown while the first sync still fetches its messages is fetched for the reader meanwhile)
         early = poisoned.fetched - poisoned.syncs
+
+        def synced(times: int) -> Callable[[], bool]:
+            return lambda: poisoned.syncs == times
+
         for syncs in (2, 3):  # two more syncs meet the same records
             await pilot.press("ctrl+r")
-            await settle(pilot, app, lambda syncs=syncs: poisoned.syncs == syncs)
+            await settle(pilot, app, synced(syncs))
             await settle(pilot, app)
         warnings = [n.message for n in notes if "unreadable" in n.message]
         assert warnings == ["Left out 2 unreadable records: t-bad …"]  # once, on one short line
