@@ -10,6 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "pigeon"
+SERVICE_SRC = ROOT / "service" / "src"
 ARCHITECTURE = ROOT / "ARCHITECTURE.md"
 DOCUMENTS = [ROOT / "README.md", ARCHITECTURE, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 NAMED_FILE = re.compile(r"`([\w./-]+\.(?:py|tcss|md|yaml))`")
@@ -18,9 +19,11 @@ CLIMBING = re.compile(r"(?<![\w./])((?:\.\./)+[\w./-]*)")
 
 
 def modules() -> list[str]:
-    """Every module of the source tree as ARCHITECTURE.md names it (``core/mail.py``); a package's ``__init__``
-    is its package's (named by its folder)."""
-    return sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.name != "__init__.py")
+    """Every module of the client and the service as ARCHITECTURE.md names it (``core/mail.py``,
+    ``pigeon_service/app.py``); a package's ``__init__`` is its package's (named by its folder)."""
+    client = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.name != "__init__.py"]
+    service = [str(p.relative_to(SERVICE_SRC)) for p in SERVICE_SRC.rglob("*.py") if p.name != "__init__.py"]
+    return sorted([*client, *service])
 
 
 def named_files(text: str) -> set[str]:
@@ -28,8 +31,9 @@ def named_files(text: str) -> set[str]:
 
 
 def exists(name: str) -> bool:
-    """A file ARCHITECTURE.md names: a path under ``src/pigeon/`` or from the repository's root."""
-    return (SRC / name).is_file() or (ROOT / name).is_file()
+    """A file ARCHITECTURE.md names: a path under ``src/pigeon/``, under ``service/src/`` or from the repository's
+    root."""
+    return any((base / name).is_file() for base in (SRC, SERVICE_SRC, ROOT))
 
 
 def test_the_finders_find_what_they_look_for() -> None:
@@ -43,6 +47,7 @@ def test_the_finders_find_what_they_look_for() -> None:
     ]
     assert CLIMBING.findall("specified in `../shared/spec.md`; see docs/../README.md") == ["../shared/spec.md"]
     assert "core/mail.py" in modules()
+    assert "pigeon_service/routes.py" in modules()
 
 
 def test_architecture_names_every_module() -> None:
