@@ -7,6 +7,7 @@ and keeping mail fresh (:mod:`pigeon.tui.live`). Everything it reads or changes 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -25,7 +26,7 @@ from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS, Listing
 from pigeon.core.live import Mode
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
-from pigeon.tui.frames import QuickFrames
+from pigeon.tui import fast_path
 from pigeon.tui.keys import bindings
 from pigeon.tui.live import LiveUpdates
 from pigeon.tui.messages import InboxesChanged
@@ -45,7 +46,7 @@ BACKGROUND_START_DELAY = 0.05
 SNOOZE_DUE_CHECK = 60  # seconds: snoozes come due
 
 
-class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
+class MainScreen(ReportsFailures, LiveUpdates):
     AUTO_FOCUS = "#threads"
 
     # Textual repaints the whole screen when focus moves; the widgets whose look depends on focus repaint
@@ -55,6 +56,7 @@ class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
 
     def __init__(self, core: MailCore) -> None:
         super().__init__()
+        self.frames = fast_path.attach(self)
         self.core = core
         self.view = "inbox"
         self.inbox_id: str | None = None
@@ -81,6 +83,14 @@ class MainScreen(ReportsFailures, QuickFrames, LiveUpdates):
         self._sidebar_shown: Any = None
         self._status = Content()
         self._list_version = 0
+
+    def draw_key(self, widget: Widget) -> None:
+        """Draw what a key's binding changed in ``widget`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
+        self.frames.draw_key(widget)
+
+    def after_focus_frame(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the frame of the focus move under way is out."""
+        self.frames.after_focus_frame(callback)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="offline", markup=False)
