@@ -298,6 +298,7 @@ async def test_a_focus_moves_frame_is_drawn_as_both_widgets_answer_and_what_wait
         assert {"KeyBar", "Reader", "ThreadList"} <= set(frames[0].removeprefix("frame:").split(","))
 
 
+@pytest.mark.fast_path
 async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_frame() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 from textual.app import App
@@ -94,11 +94,18 @@ def forget() -> None:
     _screen_checked = False
 
 
+def installed_textual() -> str:
+    """The installed Textual's version, read from its distribution's folder name (``importlib.metadata`` would
+    load the email package before the first frame)."""
+    import textual
+
+    folder = Path(textual.__file__).parent.parent
+    found = sorted(folder.glob("textual-*.dist-info"))
+    return found[0].name.removeprefix("textual-").removesuffix(".dist-info") if len(found) == 1 else "unknown"
+
+
 def _check(app: App[Any]) -> str:
-    try:
-        installed = version("textual")
-    except PackageNotFoundError:
-        installed = "unknown"
+    installed = installed_textual()
     if installed not in TESTED_TEXTUAL:
         return f"Textual {installed} is not a version it was tested with ({', '.join(sorted(TESTED_TEXTUAL))})"
     missing = [
