@@ -288,3 +288,122 @@ def test_screens_and_widgets_are_textuals_classes_plus_one_of_pigeons() -> None:
             if ours and issubclass(cls, MessagePump) and own_depth(cls) > 2:
                 deep[f"{module.__name__}.{name}"] = own_depth(cls)
     assert deep == {}
+
+
+# --- Textual's private names stay behind one door: pigeon.tui.fast_path ------------------------------------------
+
+FAST_PATH = SRC / "tui" / "fast_path"
+
+
+def _privates(thing: object) -> set[str]:
+    return {name for name in dir(thing) if name.startswith("_") and not name.startswith("__")}
+
+
+def _textual_privates(cls: type) -> set[str]:
+    """The private names ``cls`` has from Textual: its Textual ancestors' (their instances' attributes too)."""
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.scrollbar import ScrollBar
+    from textual.widget import Widget
+
+    names: set[str] = set()
+    for base in cls.__mro__:
+        if base.__module__.split(".")[0] == "textual":
+            names |= _privates(base)
+    for base, made in ((Widget, Widget), (Screen, Screen), (ScrollBar, ScrollBar), (App, App)):
+        if issubclass(cls, base):
+            names |= _privates(made())  # (attributes Textual sets in __init__)
+    return names
+
+
+def textual_private_uses(source: str, namespace: dict[str, object]) -> list[str]:
+    """Where ``source`` (whose top-level names are ``namespace``) uses a private name of Textual: an import of a
+    ``textual._*`` module, a method of a Textual subclass that replaces one of Textual's private ones, or an
+    attribute ``x._name`` that is Textual's (on ``self`` in a Textual subclass: one of its Textual ancestors'; on
+    anything else: any Textual class's that Pigeon does not define itself)."""
+    from textual._compositor import Compositor  # (the test may name it: the rule is for src/)
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.scrollbar import ScrollBar
+    from textual.widget import Widget
+
+    tree = ast.parse(source)
+    classes = [c for c in namespace.values() if isinstance(c, type)]
+    textual = {
+        b for c in [*classes, Widget, Screen, App, ScrollBar] for b in c.__mro__ if b.__module__[:8] == "textual."
+    }
+    every = set().union(
+        *(_privates(b) for b in textual), _privates(Compositor()), _textual_privates(App), _textual_privates(Screen)
+    )
+    every |= _textual_privates(ScrollBar)
+    found: list[str] = []
+    own: set[str] = set()  # private names Pigeon's classes define that are not Textual's
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            modules_named = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            found += [f"{node.lineno}: imports {m}" for m in modules_named if m.startswith("textual._")]
+        if isinstance(node, ast.ClassDef):
+            cls = namespace.get(node.name)
+            theirs = _textual_privates(cls) if isinstance(cls, type) else set()
+            for inner in ast.walk(node):
+                name = None
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                    name = inner.name
+                    if name in theirs:
+                        found.append(f"{inner.lineno}: {node.name} replaces Textual's {name}")
+                elif (
+                    isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == "self"
+                ):
+                    name = inner.attr
+                    if name in theirs:
+                        found.append(f"{inner.lineno}: {ast.unparse(inner)} is Textual's")
+                if name and name.startswith("_") and name not in theirs:
+                    own.add(name)
+    for node in ast.walk(tree):
+        on_self = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+        if isinstance(node, ast.Attribute) and not on_self and node.attr in every and node.attr not in own:
+            found.append(f"{node.lineno}: {ast.unparse(node)} is Textual's")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("path", [p for p in modules(inside="tui") if FAST_PATH not in p.parents], ids=named)
+def test_textuals_private_names_are_used_only_in_the_fast_path(path: Path) -> None:
+    import importlib
+
+    module = importlib.import_module(module_name(path))
+    assert textual_private_uses(path.read_text(), vars(module)) == []
+
+
+def test_the_private_name_rule_catches_each_kind_of_use() -> None:
+    planted = (
+        "from textual._compositor import Compositor\n"
+        "from textual.widget import Widget\n"
+        "class Mine(Widget):\n"
+        "    _mine = 0\n"
+        "    def _on_focus(self, event): ...\n"
+        "    def go(self):\n"
+        "        self._mine += 1\n"
+        "        self._repaint_required = True\n"
+        "        self.app._begin_batch()\n"
+        "        self.screen._compositor_refresh()\n"
+    )
+    namespace: dict[str, object] = {}
+    exec(compile(planted, "<planted>", "exec"), namespace)  # noqa: S102 - the fixed source above
+    found = textual_private_uses(planted, namespace)
+    assert found == [
+        "10: self.screen._compositor_refresh is Textual's",
+        "1: imports textual._compositor",
+        "5: Mine replaces Textual's _on_focus",
+        "8: self._repaint_required is Textual's",
+        "9: self.app._begin_batch is Textual's",
+    ]
+    clean = "class Mine:\n    def _begin_batch(self): ...\n    def go(self):\n        self._begin_batch()\n"
+    assert textual_private_uses(clean, {}) == []
+
+
+def test_the_fast_path_is_where_textuals_private_names_are_used() -> None:
+    import importlib
+
+    path = FAST_PATH / "frames.py"
+    module = importlib.import_module(module_name(path))
+    assert len(textual_private_uses(path.read_text(), vars(module))) > 20  # (the rule sees what it must allow)

@@ -24,6 +24,15 @@ from tests.server.conftest import NOW, Service, make_service
 from tests.tui.scenes import settle as settle_scene
 
 SIZE = (160, 45)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fast_path: asserts the fast path's own frames (left out of CI's stock-path run, PIGEON_STOCK_FRAMES=1)",
+    )
+
+
 BASE = "http://service.test"
 
 

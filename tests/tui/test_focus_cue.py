@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from unittest.mock import patch
 
+import pytest
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -25,6 +26,7 @@ def badge(pane: Pane) -> bool:
     return title is not None and title.plain == f" {pane.title.plain} " and bool(title.spans)
 
 
+@pytest.mark.fast_path
 async def test_a_focus_move_draws_the_title_lines_the_cursor_row_and_the_key_bar() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -144,6 +146,7 @@ async def test_the_key_bar_draws_what_textual_would_and_keeps_a_strip_for_each_s
             assert len(built) == 2  # new colours, a new strip
 
 
+@pytest.mark.fast_path
 async def test_a_focus_move_works_out_the_keys_once_before_its_frame() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -8,18 +8,19 @@ import time
 from collections.abc import Callable
 from unittest.mock import patch
 
+import pytest
 from textual import events
 from textual._compositor import Compositor
 from textual.geometry import Region, Size
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from pigeon.tui.compositor import LineCompositor
-from pigeon.tui.frames import FOCUS_FRAME_WAIT
+from pigeon.tui.fast_path import FOCUS_FRAME_WAIT
+from pigeon.tui.fast_path.compositor import LineCompositor
+from pigeon.tui.fast_path.panes import SteadyScrollBar
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
-from pigeon.tui.widgets.pane import SteadyScrollBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import SIZE, mail_loaded, mail_screen, previewed, scene_app, settle
@@ -44,6 +45,7 @@ def update_text(compositor: Compositor, regions: list[Region], renders: object) 
     return update.render_segments(compositor.root.app.console)  # type: ignore[union-attr]
 
 
+@pytest.mark.fast_path
 async def test_a_partial_update_writes_what_textuals_own_compositor_writes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -74,6 +76,7 @@ async def test_a_partial_update_writes_what_textuals_own_compositor_writes() -> 
             assert ours == textuals, regions
 
 
+@pytest.mark.fast_path
 async def test_a_full_update_writes_what_textuals_own_compositor_writes_without_the_hidden_widgets() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -105,6 +108,7 @@ async def test_a_full_update_writes_what_textuals_own_compositor_writes_without_
         assert {"ThreadList", "Reader", "InboxList", "KeyBar"} <= set(ours_asked)
 
 
+@pytest.mark.fast_path
 async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -135,6 +139,7 @@ async def test_a_partial_update_asks_only_the_lines_it_changes() -> None:
         assert names <= {"ThreadList", "Reader", "KeyBar", "Static", "SteadyScrollBar"}, names
 
 
+@pytest.mark.fast_path
 async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -161,13 +166,14 @@ async def test_a_key_the_list_binds_runs_without_passing_through_the_list() -> N
         assert "Done 1" in str(app.screen.query_one(InboxList).get_option_at_index(4).prompt)
 
 
+@pytest.mark.fast_path
 async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chain_built_once() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
         screen, threads, _ = await mail_screen(pilot)
         frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
         drawing_key = False
-        original_refresh, original_draw = screen._compositor_refresh, screen.draw_key
+        original_refresh, original_draw = screen._compositor_refresh, screen.frames.draw_key
         chains = 0
         chain = type(screen)._binding_chain
 
@@ -190,7 +196,7 @@ async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chai
 
         with (
             patch.object(screen, "_compositor_refresh", refresh),
-            patch.object(screen, "draw_key", draw_key),
+            patch.object(screen.frames, "draw_key", draw_key),
             patch.object(type(screen), "_binding_chain", property(counted)),
         ):
             await pilot.press("j")
@@ -200,13 +206,15 @@ async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chai
             for _ in range(20):  # j held down, or pasted: keys waiting behind each other
                 app.post_message(events.Key("j", "j"))
             await until(pilot, lambda: threads.cursor == 21)
-            await settle(pilot)
-            assert sum(by_key for by_key, _ in frames) <= 1  # not a frame a key: the last, or Textual's for all
-            assert len(frames) <= 3
+            await previewed(pilot)  # (the reader then shows the thread the cursor rests on: frames of its own)
+            keys = [(by_key, drawn) for by_key, drawn in frames if "ThreadList" in drawn]
+            assert sum(by_key for by_key, _ in keys) <= 1  # not a frame a key: the last, or Textual's for all
+            assert len(keys) <= 3
             frames.clear()
             await pilot.press("G")  # to the last thread: the list scrolls, and its scrollbar with it
-            await settle(pilot)
-            assert frames == [(True, {"ThreadList", "SteadyScrollBar"})]
+            await previewed(pilot)
+            assert frames[0] == (True, {"ThreadList", "SteadyScrollBar"})
+            assert not any("ThreadList" in drawn for _, drawn in frames[1:])  # the rest are the preview's
             assert threads.cursor == len(threads.source) - 1
             frames.clear()
             threads.refresh(layout=True)  # a layout to come: not drawn at once, but the usual way
@@ -229,6 +237,7 @@ async def test_a_priority_binding_comes_first_on_the_list() -> None:
         assert app.screen.query_one("#filter").value == "bud"  # type: ignore[attr-defined]
 
 
+@pytest.mark.fast_path
 async def test_a_focus_move_is_shown_in_one_frame() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -250,6 +259,7 @@ async def test_a_focus_move_is_shown_in_one_frame() -> None:
         assert not {name for name in frames[0] if "ScrollBar" in name}  # their look is the same (SteadyScrollBar)
 
 
+@pytest.mark.fast_path
 async def test_a_focus_moves_frame_is_drawn_as_both_widgets_answer_and_what_waits_for_it_runs_after() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -289,6 +299,7 @@ async def test_a_focus_moves_frame_is_drawn_as_both_widgets_answer_and_what_wait
         assert {"KeyBar", "Reader", "ThreadList"} <= set(frames[0].removeprefix("frame:").split(","))
 
 
+@pytest.mark.fast_path
 async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_frame() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -320,6 +331,7 @@ async def test_opening_a_previewed_thread_reads_its_neighbours_ahead_after_the_f
         assert events.index("frame") < events.index("read ahead")  # (its worker starts once the frame is out)
 
 
+@pytest.mark.fast_path
 async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollbar_beside_them() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -338,6 +350,7 @@ async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollba
         assert asked == [("ThreadList", 2)]
 
 
+@pytest.mark.fast_path
 async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -369,6 +382,7 @@ async def test_a_scrollbar_is_drawn_again_only_when_its_look_changes() -> None:
             assert bar in drawn  # new colours
 
 
+@pytest.mark.fast_path
 async def test_a_focus_frame_does_not_wait_for_a_widget_that_never_answers() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -376,14 +390,14 @@ async def test_a_focus_frame_does_not_wait_for_a_widget_that_never_answers() -> 
         screen: MainScreen = app.screen  # type: ignore[assignment]
         timers: list[tuple[float, object]] = []
         with patch.object(screen, "set_timer", lambda delay, callback: timers.append((delay, callback))):
-            screen._one_frame([Widget()])  # never mounted: it handles nothing
+            screen.frames.one_frame([Widget()])  # never mounted: it handles nothing
         await pilot.pause()
         assert app._batch_count == 1  # still waiting for it
         [(delay, give_up)] = timers
         assert delay == FOCUS_FRAME_WAIT
         give_up()  # type: ignore[operator]
         assert app._batch_count == 0
-        assert screen._holding_frames == 0
+        assert screen.frames.holding == 0
 
 
 async def test_the_focused_panes_title_takes_the_accent() -> None:
@@ -406,6 +420,7 @@ async def test_the_focused_panes_title_takes_the_accent() -> None:
         assert reader.title.plain == "Message"
 
 
+@pytest.mark.fast_path
 async def test_the_first_focus_move_lays_nothing_out() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -441,6 +456,7 @@ async def test_the_key_bar_is_drawn_again_only_when_its_keys_change() -> None:
         assert "esc Back" not in shown
 
 
+@pytest.mark.fast_path
 async def test_a_frame_made_while_a_focus_move_waits_is_drawn_after_it() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -465,9 +481,10 @@ async def test_a_frame_made_while_a_focus_move_waits_is_drawn_after_it() -> None
         assert dropped == []
         assert drawn  # the frame held was drawn once the focus move's frame could be
         assert not screen._compositor._dirty_regions
-        assert not screen._frame_held
+        assert not screen.frames.frame_held
 
 
+@pytest.mark.fast_path
 async def test_a_resize_to_the_screens_own_size_lays_nothing_out_and_a_new_size_does() -> None:
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -154,6 +154,7 @@ async def test_a_cursor_move_draws_the_two_rows_that_changed_and_no_others() -> 
         assert len(set(threads.drawn)) == threads.size.height
 
 
+@pytest.mark.fast_path  # (on Textual's stock path a focus move repaints the whole pane)
 async def test_moving_focus_builds_the_cursor_row_again_and_no_other() -> None:
     app = CountingListApp()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -32,8 +32,8 @@ from pigeon.core.errors import (
 from pigeon.core.mail import MailCore, MailStore
 from pigeon.core.session import ClientFactory
 from pigeon.sanitize import clean, clean_line
+from pigeon.tui import fast_path
 from pigeon.tui.commands import PigeonCommands
-from pigeon.tui.frames import QuickFrames
 from pigeon.tui.keymap import checked_keymap
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
@@ -100,37 +100,9 @@ class PigeonApp(ReportsFailures, App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseEvent):  # a key, a click, a scroll of the wheel
             self.collector.input()
-            if isinstance(event, events.Key) and await self._bound_key(event):
-                return
+            if isinstance(event, events.Key) and await fast_path.run_bound_key(self, event):
+                return  # (run at once, on the fast path)
         await super().on_event(event)
-
-    async def _bound_key(self, event: events.Key) -> bool:
-        """Run the binding of a key pressed on a widget whose keys are all bindings (``KEYS_ARE_BINDINGS``: the
-        thread list, the reader) at once. Textual would first hand the key to the widget and bubble it up through
-        each container, one message queue at a time, to reach the same bindings (measured at a pseudo-terminal:
-        about 0.8 ms of a 5 ms ``j``). Priority bindings still come first; a key no binding takes goes the usual
-        way."""
-        focused, screen = self.focused, self.screen
-        if focused is None or not getattr(focused, "KEYS_ARE_BINDINGS", False) or screen.maximized is not None:
-            return False
-        if not await self._run_binding(event.key):
-            return False
-        if isinstance(screen, QuickFrames) and self._message_queue.empty():
-            # (with more keys waiting, as when j is held or pasted, Textual's timer draws them in one frame)
-            screen.draw_key(focused)
-        return True
-
-    async def _run_binding(self, key: str) -> bool:
-        """Textual's ``_check_bindings`` with priority, then without, on one binding chain: Textual builds the chain
-        (copying every bindings map on the way) for each of the two."""
-        chain = self.screen._binding_chain
-        modal = next((index for index, (node, _) in enumerate(chain, 1) if node.is_modal), len(chain))
-        for priority, namespaces in ((True, reversed(chain)), (False, chain[:modal])):
-            for namespace, keys in namespaces:
-                for binding in keys.key_to_bindings.get(key, ()):
-                    if binding.priority == priority and await self.run_action(binding.action, namespace):
-                        return True
-        return False
 
     def get_default_screen(self) -> Screen[Any]:
         """The first screen: the mail, or the login screen without a token. It is the bottom of the stack itself:

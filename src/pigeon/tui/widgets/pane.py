@@ -2,21 +2,21 @@
 has the focus.
 
 Moving the focus changes a pane's title line and nothing else of it (the thread list also changes its cursor's row,
-:class:`pigeon.tui.widgets.thread_list.ThreadList`), and those lines are all that is drawn again. A focus cue in the
-stylesheet (``:focus { border: round $accent }``) changes a cell of every line of both panes: Textual then draws
-both panes whole, 12.5 of the 24 ms an Enter's frame took at a pseudo-terminal, and restyling them took 5 ms more
-(1,000 threads, issue 16). So no rule of the stylesheet depends on a pane's ``:focus`` (a test holds app.tcss to it),
-and a pane that takes or loses the focus is not restyled, only its title line repainted. A pane built on a Textual
-widget whose own stylesheet has ``:focus`` rules (the sidebar's ``OptionList``) sets ``RESTYLE_ON_FOCUS``.
+:class:`pigeon.tui.widgets.thread_list.ThreadList`), and on the fast path (:mod:`pigeon.tui.fast_path`) those lines
+are all that is drawn again. A focus cue in the stylesheet (``:focus { border: round $accent }``) would change a
+cell of every line of both panes, and Textual would draw and restyle both panes whole. So no rule of the stylesheet
+depends on a pane's ``:focus`` (a test holds app.tcss to it), and a pane that takes or loses the focus is not
+restyled, only its title line repainted. A pane built on a Textual widget whose own stylesheet has ``:focus`` rules
+(the sidebar's ``OptionList``) sets ``RESTYLE_ON_FOCUS``.
 
-A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`), and drawn
-again only when what it shows changed (:class:`SteadyScrollBar`).
+A pane also has its scrollbar styled as soon as it appears (:meth:`Pane.watch_show_vertical_scrollbar`), and on the
+fast path drawn again only when what it shows changed (``SteadyScrollBar``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 from textual import events
 from textual.content import Content
@@ -25,53 +25,10 @@ from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
+from pigeon.tui import fast_path
+
 FOCUSED_TITLE = "bold reverse $accent"
 """The focused pane's title: a badge in the accent colour, the pane's background as its text (any theme)."""
-
-
-class SteadyScrollBar(ScrollBar):
-    """A scrollbar drawn again only when what it shows changed.
-
-    Textual restyles a widget's scrollbars with the widget, and its scrollbar-colour properties repaint them even
-    when the colours stay the same: every focus move (opening a thread, going back) drew the list's and the reader's
-    scrollbars anew, 5.8 of the 20 ms an Enter spent rendering lines (headless, 1,000 threads, a slow spell of this
-    project's VM; issue 16). A plain ``refresh()`` that finds the look it last drew changes nothing here; any other
-    refresh, or one after a change of size, position, colour or hover, is Textual's."""
-
-    _shown: tuple[Any, ...] | None = None
-
-    def _look(self) -> tuple[Any, ...] | None:
-        parent = self.parent
-        if parent is None or not self.is_mounted:
-            return None
-        styles = parent.styles
-        return (
-            self.size,
-            self.thickness,
-            self.grabbed,
-            self.mouse_over,
-            self.window_virtual_size,
-            self.window_size,
-            self.position,
-            styles.scrollbar_color,
-            styles.scrollbar_color_hover,
-            styles.scrollbar_color_active,
-            styles.scrollbar_background,
-            styles.scrollbar_background_hover,
-            styles.scrollbar_background_active,
-            parent.background_colors,
-            self.screen.styles.scrollbar_color,
-        )
-
-    def render(self) -> Any:
-        self._shown = self._look()
-        return super().render()
-
-    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
-        plain = not regions and repaint and not layout and not recompose
-        if plain and self._shown is not None and self._look() == self._shown:
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class Pane(Widget):
@@ -100,8 +57,10 @@ class Pane(Widget):
         if title.plain != shown.plain or title.spans != shown.spans:
             self._shown_title = title
             # As Textual's ``border_title`` does, without its repaint of the whole pane: the title's line alone.
-            self._border_title = title.expand_tabs(4).split()[0]
-            self.refresh_title_line()
+            if fast_path.set_title_quietly(self, title.expand_tabs(4).split()[0]):
+                self.refresh_title_line()
+            else:
+                self.border_title = title
 
     def refresh_title_line(self) -> None:
         """Draw the pane's top line again (its border and title), nothing else of it."""
@@ -112,18 +71,18 @@ class Pane(Widget):
         self.refresh(Region(-left, -top, self.outer_size.width, 1))
 
     @property
+    def restyles_on_focus(self) -> bool:
+        """Whether taking or losing the focus restyles and repaints the whole pane (Textual's way)."""
+        return self.RESTYLE_ON_FOCUS or not fast_path.running(self.app, "pane_focus")
+
+    @property
     def vertical_scrollbar(self) -> ScrollBar:
-        """Textual's vertical scrollbar (made as ``Widget.vertical_scrollbar`` makes it), a :class:`SteadyScrollBar`."""
-        if self._vertical_scrollbar is None:
-            bar = SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
-            bar.display = False
-            self._vertical_scrollbar = bar
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
+        """Textual's vertical scrollbar; on the fast path one drawn again only when its look changes."""
+        return fast_path.steady_vertical_scrollbar(self) or super().vertical_scrollbar
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """Textual's, without its repaint of the whole pane (see the module)."""
-        if self.RESTYLE_ON_FOCUS:
+        if self.restyles_on_focus:
             return super().focus(scroll_visible)
 
         def set_focus(widget: Widget) -> None:
@@ -133,22 +92,16 @@ class Pane(Widget):
         self.app.call_later(set_focus, self)
         return self
 
-    def _on_focus(self, event: events.Focus) -> None:
-        if not self.RESTYLE_ON_FOCUS:  # Textual's (Widget's, which this stops), without its repaint of the pane
-            event.prevent_default()
-            self.has_focus = True
-            if self.parent is not None:
-                self.parent.post_message(events.DescendantFocus(self))
+    def on_focus(self, event: events.Focus) -> None:
+        if not self.RESTYLE_ON_FOCUS:  # Textual's, without its repaint of the pane (on the fast path)
+            fast_path.quiet_focus(self, event)
 
-    def _on_blur(self, event: events.Blur) -> None:
+    def on_blur(self, event: events.Blur) -> None:
         if not self.RESTYLE_ON_FOCUS:
-            event.prevent_default()
-            self.has_focus = False
-            if self.parent is not None:
-                self.parent.post_message(events.DescendantBlur(self))
+            fast_path.quiet_focus(self, event)
 
     def watch_has_focus(self, has_focus: bool) -> None:
-        if self.RESTYLE_ON_FOCUS:
+        if self.restyles_on_focus:
             super().watch_has_focus(has_focus)  # (Textual restyles the widget)
         self._show_title()
         self.focus_shown(has_focus)
@@ -158,14 +111,14 @@ class Pane(Widget):
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         """Textual styles a new scrollbar from the stylesheet only when its widget is next restyled: that was the
-        first focus move (opening the first thread), which then laid the whole screen out again, 20-30 ms more.
-        A scrollbar that appears is styled once the frame showing it is out (once: the reader's comes and goes with
-        the length of the thread previewed)."""
+        first focus move (opening the first thread), which then laid the whole screen out again. A scrollbar that
+        appears is styled once the frame showing it is out (once: the reader's comes and goes with the length of
+        the thread previewed)."""
         if shown:
             self.call_after_refresh(self._style_scrollbar)
 
     def _style_scrollbar(self) -> None:
-        bar = self._vertical_scrollbar
+        bar = self.vertical_scrollbar if self.show_vertical_scrollbar else None
         if bar is not None and bar is not self._styled_scrollbar:
             self._styled_scrollbar = bar
             self.update_node_styles(animate=False)

@@ -8,7 +8,7 @@ read or change goes through the mail core."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from textual import events, on, work
@@ -17,12 +17,13 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 
 from pigeon.core.actions import BY_ID
 from pigeon.core.mail import MailCore
-from pigeon.tui.frames import QuickFrames
+from pigeon.tui import fast_path
 from pigeon.tui.keys import bindings
 from pigeon.tui.messages import ContactSaved, InboxesChanged, LiveEvent, Offline
 from pigeon.tui.render import load_readers
@@ -43,7 +44,7 @@ BACKGROUND_START_DELAY = 0.05
 SNOOZE_DUE_CHECK = 60  # seconds: snoozes come due
 
 
-class MainScreen(ReportsFailures, QuickFrames):
+class MainScreen(ReportsFailures, Screen[None]):
     AUTO_FOCUS = "#threads"
 
     # Textual repaints the whole screen when focus moves; the widgets whose look depends on focus repaint
@@ -53,12 +54,21 @@ class MainScreen(ReportsFailures, QuickFrames):
 
     def __init__(self, core: MailCore) -> None:
         super().__init__()
+        self.frames = fast_path.attach(self)
         self.core = core
         self.threads = ThreadsPart(self, core)
         self.reading = ReaderPart(self, core, self.after_focus_frame)
         self.live = LivePart(self, core, self)
         self.handoff = HandOffPart(self, core)
         self.triage = TriagePart(self, core, self.threads.change)
+
+    def draw_key(self, widget: Widget) -> None:
+        """Draw what a key's binding changed in ``widget`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
+        self.frames.draw_key(widget)
+
+    def after_focus_frame(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the frame of the focus move under way is out."""
+        self.frames.after_focus_frame(callback)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="offline", markup=False)

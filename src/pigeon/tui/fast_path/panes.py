@@ -1,0 +1,94 @@
+"""The fast path's part in the mail screen's panes: a focus move repaints a pane's title line alone (not the whole
+pane, as Textual's Focus and Blur handlers do), and a pane's scrollbar is drawn again only when its look changed.
+
+Textual restyles a widget's scrollbars with the widget, and its scrollbar-colour properties repaint them even when
+the colours stay the same: every focus move drew the list's and the reader's scrollbars anew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.content import Content
+from textual.scrollbar import ScrollBar
+from textual.widget import Widget
+
+from pigeon.tui.fast_path.guard import running
+
+
+def quiet_focus(widget: Widget, event: events.Focus | events.Blur) -> bool:
+    """Handle ``widget``'s Focus or Blur as Textual's handler does, without its repaint of the whole widget; False
+    (and Textual's handler runs) when the fast path is off."""
+    if not running(widget.app, "pane_focus"):
+        return False
+    event.prevent_default()  # (Textual's handler, on Widget, is not called)
+    widget.has_focus = isinstance(event, events.Focus)
+    if widget.parent is not None:
+        made = events.DescendantFocus if widget.has_focus else events.DescendantBlur
+        widget.parent.post_message(made(widget))
+    return True
+
+
+def set_title_quietly(widget: Widget, title: Content) -> bool:
+    """Show ``title`` as ``widget``'s border title without Textual's repaint of the whole widget (the caller draws
+    the title's line); False when the fast path is off (then set ``border_title``)."""
+    if not running(widget.app, "pane_focus"):
+        return False
+    widget._border_title = title
+    return True
+
+
+class SteadyScrollBar(ScrollBar):
+    """A scrollbar drawn again only when what it shows changed: a plain ``refresh()`` that finds the look it last
+    drew changes nothing; any other refresh, or one after a change of size, position, colour or hover, is
+    Textual's."""
+
+    _shown: tuple[Any, ...] | None = None
+
+    def _look(self) -> tuple[Any, ...] | None:
+        parent = self.parent
+        if parent is None or not self.is_mounted:
+            return None
+        styles = parent.styles
+        return (
+            self.size,
+            self.thickness,
+            self.grabbed,
+            self.mouse_over,
+            self.window_virtual_size,
+            self.window_size,
+            self.position,
+            styles.scrollbar_color,
+            styles.scrollbar_color_hover,
+            styles.scrollbar_color_active,
+            styles.scrollbar_background,
+            styles.scrollbar_background_hover,
+            styles.scrollbar_background_active,
+            parent.background_colors,
+            self.screen.styles.scrollbar_color,
+        )
+
+    def render(self) -> Any:
+        self._shown = self._look()
+        return super().render()
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
+        plain = not regions and repaint and not layout and not recompose
+        if plain and self._shown is not None and self._look() == self._shown:
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
+def steady_vertical_scrollbar(widget: Widget) -> ScrollBar | None:
+    """``widget``'s vertical scrollbar, made as Textual makes it but a :class:`SteadyScrollBar`; None when the fast
+    path is off (Textual's own is then made)."""
+    if widget._vertical_scrollbar is not None:
+        return widget._vertical_scrollbar
+    if not running(widget.app, "scrollbar"):
+        return None
+    bar = SteadyScrollBar(vertical=True, name="vertical", thickness=widget.scrollbar_size_vertical)
+    bar.display = False
+    widget._vertical_scrollbar = bar
+    widget.app._start_widget(widget, bar)
+    return bar
