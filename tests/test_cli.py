@@ -249,6 +249,21 @@ def test_login_verifies_then_stores_in_the_keyring(
     assert run_json("status", "--profile", "work")["token_from"] == "none"
 
 
+def test_login_reads_a_piped_token_without_asking_the_terminal(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def ask_the_terminal(prompt: str = "") -> str:
+        raise AssertionError("getpass would wait on the terminal, not read the pipe")
+
+    monkeypatch.setattr("getpass.getpass", ask_the_terminal)
+    monkeypatch.setattr("sys.stdin", io.StringIO(TOKEN + "\n"))  # (not a terminal: a pipe, as in a script)
+    with respx.mock(base_url=BASE, using="pigeon") as router:
+        router.get("/v1/inboxes").respond(json={"inboxes": [INBOX]})
+        code, text = run("login", "--base-url", BASE, "--profile", "work")
+    assert code == 0, text
+    assert memory_keyring.secrets == {("pigeon", "work"): TOKEN}
+
+
 def test_login_with_a_rejected_token_stores_nothing(
     memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,7 +45,7 @@ def cmd_login(args: argparse.Namespace, out: TextIO) -> int:
         check_base_url(base_url, "The service URL")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.token_stdin:
+    if args.token_stdin or not sys.stdin.isatty():  # (a pipe is read as given: getpass would ask the terminal)
         token = sys.stdin.readline().strip()
     else:
         try:
