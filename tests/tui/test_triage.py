@@ -189,6 +189,23 @@ async def test_a_search_covers_all_mail_says_where_each_thread_is_and_in_narrows
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Inbox")
 
 
+async def test_an_operator_typed_after_words_stays_refused_when_the_word_search_ends(service: Service) -> None:
+    from textual.widgets import Input
+
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await synced(pilot, app)
+        screen = on_screen(app, MainScreen)
+        box = app.screen.query_one("#filter", Input)
+        box.value = "is"  # a word: its search reads the store in a worker, after a pause for typing
+        box.value = "is:bogus"  # typed on before that search ended
+        await settle(pilot, app, lambda: box.has_class("-invalid"))
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot, app)
+        assert box.has_class("-invalid")
+        assert "is: takes one of" in screen.status  # not the finished word search's count
+
+
 async def test_a_search_with_too_many_terms_is_refused_at_the_search_box(service: Service) -> None:
     from textual.widgets import Input
 

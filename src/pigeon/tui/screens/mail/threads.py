@@ -101,6 +101,7 @@ class ThreadsPart(Part):
             query = parse_query(self.filter_text)
         except QueryError as exc:  # said at the search box (marked) and in the status, the list left as it was
             box.add_class("-invalid")
+            self._version += 1  # (a word search still running for what was typed before is moot)
             self.set_status(Content.styled(clean_line(str(exc)), "$error"))
             return
         box.remove_class("-invalid")
