@@ -420,6 +420,10 @@ async def test_the_client_reports_transport_failures_as_before(serve: Callable[[
         with pytest.raises(ConnectionFailed, match="is the service running") as caught:
             await client.threads.list()
     assert TOKEN not in str(caught.value)
+    # In words a person reads: the system's reason, not the HTTP library's own notation ("ssl:default [...]").
+    assert "Connection refused" in str(caught.value)
+    assert "ssl:" not in str(caught.value)
+    assert "Connect call failed" not in str(caught.value)
 
 
 def test_the_client_works_on_uvloop_s_event_loop() -> None:

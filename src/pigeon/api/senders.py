@@ -11,6 +11,8 @@ unread (Pigeon asks for none; decoding one would let a small answer grow without
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -145,7 +147,17 @@ def _detail(exc: BaseException) -> str:
         return f"the service's answer is not HTTP/1.1: {exc.message}"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the service closed the connection before the answer ended"
+    if isinstance(exc, aiohttp.ClientConnectorError):  # (its own text reads "... ssl:default [Connect call ...]")
+        return _os_reason(exc.os_error)
     return str(exc) or type(exc).__name__
+
+
+def _os_reason(error: OSError) -> str:
+    """The system's reason for a failed connection, as it words it ("Connection refused", "Name or service not
+    known")."""
+    if isinstance(error, socket.gaierror) or not error.errno or error.errno < 0:
+        return error.strerror or str(error) or type(error).__name__
+    return os.strerror(error.errno)
 
 
 def httpx_failure(exc: httpx.TransportError) -> LinkFailure:
