@@ -321,21 +321,20 @@ def textual_private_uses(source: str, namespace: dict[str, object]) -> list[str]
     ``textual._*`` module, a method of a Textual subclass that replaces one of Textual's private ones, or an
     attribute ``x._name`` that is Textual's (on ``self`` in a Textual subclass: one of its Textual ancestors'; on
     anything else: any Textual class's that Pigeon does not define itself)."""
-    from textual._compositor import Compositor  # (the test may name it: the rule is for src/)
     from textual.app import App
     from textual.screen import Screen
     from textual.scrollbar import ScrollBar
     from textual.widget import Widget
+
+    from pigeon.tui.fast_path.compositor import TextualCompositor
 
     tree = ast.parse(source)
     classes = [c for c in namespace.values() if isinstance(c, type)]
     textual = {
         b for c in [*classes, Widget, Screen, App, ScrollBar] for b in c.__mro__ if b.__module__[:8] == "textual."
     }
-    every = set().union(
-        *(_privates(b) for b in textual), _privates(Compositor()), _textual_privates(App), _textual_privates(Screen)
-    )
-    every |= _textual_privates(ScrollBar)
+    every = set().union(*(_privates(b) for b in textual), _privates(TextualCompositor()), _textual_privates(App))
+    every |= _textual_privates(Screen) | _textual_privates(ScrollBar)
     found: list[str] = []
     own: set[str] = set()  # private names Pigeon's classes define that are not Textual's
     for node in ast.walk(tree):

@@ -10,13 +10,12 @@ from unittest.mock import patch
 
 import pytest
 from textual import events
-from textual._compositor import Compositor
 from textual.geometry import Region, Size
 from textual.pilot import Pilot
 from textual.widget import Widget
 
 from pigeon.tui.fast_path import FOCUS_FRAME_WAIT
-from pigeon.tui.fast_path.compositor import LineCompositor
+from pigeon.tui.fast_path.compositor import LineCompositor, TextualCompositor
 from pigeon.tui.fast_path.panes import SteadyScrollBar
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
@@ -35,7 +34,7 @@ async def until(pilot: Pilot[None], holds: Callable[[], object], within: float =
         await asyncio.sleep(0.005)
 
 
-def update_text(compositor: Compositor, regions: list[Region], renders: object) -> str:
+def update_text(compositor: TextualCompositor, regions: list[Region], renders: object) -> str:
     """What a partial update of ``regions`` writes to the terminal, with ``renders`` as the compositor's way of
     asking widgets for their lines."""
     compositor._dirty_regions = set(regions)
@@ -71,7 +70,7 @@ async def test_a_partial_update_writes_what_textuals_own_compositor_writes() -> 
         ]
         for regions in cases:
             ours = update_text(compositor, regions, LineCompositor._get_renders)
-            textuals = update_text(compositor, regions, Compositor._get_renders)
+            textuals = update_text(compositor, regions, TextualCompositor._get_renders)
             assert ours, regions
             assert ours == textuals, regions
 
@@ -100,7 +99,7 @@ async def test_a_full_update_writes_what_textuals_own_compositor_writes_without_
             return update.render_segments(app.console), asked
 
         ours, ours_asked = full_update(LineCompositor._get_renders)
-        textuals, textuals_asked = full_update(Compositor._get_renders)
+        textuals, textuals_asked = full_update(TextualCompositor._get_renders)
         assert ours == textuals
         hidden = {"MainScreen", "Horizontal", "Vertical"}  # wholly behind the panes and the key bar
         assert hidden <= set(textuals_asked)

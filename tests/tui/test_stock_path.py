@@ -8,12 +8,11 @@ from collections.abc import Iterator
 from importlib.metadata import version
 
 import pytest
-from textual._compositor import Compositor
 from textual.app import App
 from textual.scrollbar import ScrollBar
 
 from pigeon.tui.fast_path import guard
-from pigeon.tui.fast_path.compositor import LineCompositor
+from pigeon.tui.fast_path.compositor import LineCompositor, TextualCompositor
 from pigeon.tui.fast_path.panes import SteadyScrollBar
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
@@ -40,7 +39,7 @@ async def runs_as_plain_textual() -> None:
         await mail_loaded(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert type(screen._compositor) is Compositor
+        assert type(screen._compositor) is TextualCompositor
         threads, reader = screen.query_one(ThreadList), screen.query_one(Reader)
         assert type(threads.vertical_scrollbar) is ScrollBar
         await pilot.press("j")

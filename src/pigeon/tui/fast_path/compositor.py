@@ -25,6 +25,9 @@ from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.strip import Strip
 
+TextualCompositor = Compositor
+"""Textual's own compositor: the stock path's, and what tests hold :class:`LineCompositor` to."""
+
 
 class LineCompositor(Compositor):
     _update_regions: list[Region] | None = None  # the changed regions of the partial update being rendered
