@@ -131,10 +131,14 @@ def message_text(message: Message) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())  # (HTML tables pad their lines)
 
 
-def answered(messages: Sequence[Message]) -> Message | None:
-    """The message a reply answers: the latest one someone else sent, else the latest."""
+def answered(messages: Sequence[Message], message_id: str | None = None) -> Message | None:
+    """The message a reply answers: the one named by ``message_id`` (the reader's message cursor), else the latest
+    one someone else sent, else the latest."""
     from pigeon.models import MessageDirection
 
+    chosen_one = next((m for m in messages if message_id and m.id == message_id), None)
+    if chosen_one is not None:
+        return chosen_one
     inbound = [m for m in messages if m.direction != MessageDirection.OUTBOUND]
     chosen = inbound or list(messages)
     return chosen[-1] if chosen else None
@@ -148,11 +152,13 @@ def draft_text(
     contacts: dict[str, Contact],
     *,
     inbox_id: str | None = None,
+    message_id: str | None = None,
 ) -> str:
-    """The draft the editor opens: headers, a blank line, the body (quoted text under an attribution line)."""
+    """The draft the editor opens: headers, a blank line, the body (quoted text under an attribution line). It
+    answers the message ``message_id`` of ``messages`` when given (see :func:`answered`)."""
     from pigeon.models import MessageDirection
 
-    message = answered(messages) if kind != "new" else None
+    message = answered(messages, message_id) if kind != "new" else None
     where = (message.inbox_id if message else None) or (thread.inbox_id if thread else None) or inbox_id
     inbox = next((i for i in inboxes if i.id == where), inboxes[0] if inboxes else None)
     own = {i.email.lower() for i in inboxes}

@@ -61,9 +61,11 @@ class Drafts:
         contacts: dict[str, Contact],
         *,
         inbox_id: str | None = None,
+        message_id: str | None = None,
     ) -> MailDraft:
-        """Write the draft of a reply (all), forward or new message, kept until it is sent."""
-        text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
+        """Write the draft of a reply (all), forward or new message (to the message ``message_id`` when given),
+        kept until it is sent."""
+        text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id, message_id=message_id)
         return self.stored.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
 
     def edit(self, draft: MailDraft, *, drop_unchanged: bool = True) -> Edited:

@@ -76,8 +76,11 @@ class HandOff:
         contacts: dict[str, Contact],
         *,
         inbox_id: str | None = None,
+        message_id: str | None = None,
     ) -> MailDraft:
-        return await asyncio.to_thread(self.drafts.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id)
+        return await asyncio.to_thread(
+            self.drafts.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id, message_id=message_id
+        )
 
     def edit(self, draft: MailDraft) -> Edited:
         """The editor on the draft, in this terminal (blocks until it exits)."""

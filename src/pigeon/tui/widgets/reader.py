@@ -271,6 +271,14 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         return attachments_of(self.messages)
 
     @property
+    def current_message(self) -> Message | None:
+        """The message the reader's actions act on (reply, forward, attachments, links): the latest one someone
+        else sent, else the latest."""
+        from pigeon.core.compose import answered
+
+        return answered(self.messages)
+
+    @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
         return self._shown.plain

@@ -186,19 +186,22 @@ class HandOffPart(Part):
     # --- replies ----------------------------------------------------------------------------------------------
 
     def compose(self, kind: str, thread_id: str, inbox_id: str | None) -> None:
-        """Reply (all) to or forward the thread ``thread_id``, or write anew: the draft goes to the editor, then to
-        the send command."""
+        """Reply (all) to or forward the thread ``thread_id`` (the message under the reader's cursor, when the
+        reader shows that thread), or write anew: the draft goes to the editor, then to the send command."""
+        reader = self.screen.query_one(Reader)
+        shown = reader.current_message if reader.thread is not None and reader.thread.id == thread_id else None
         self.run(
             self._compose,
             kind,
             thread_id,
             inbox_id,
+            shown.id if shown is not None else None,
             group="compose",
             description="writing the draft",
             exclusive=True,
         )
 
-    async def _compose(self, kind: str, thread_id: str, inbox_id: str | None) -> None:
+    async def _compose(self, kind: str, thread_id: str, inbox_id: str | None, message_id: str | None) -> None:
         from pigeon.core.compose import KINDS
 
         chosen = next(k for k in KINDS if k == kind)
@@ -212,5 +215,7 @@ class HandOffPart(Part):
                 "This thread's messages are not here yet; open it first.", severity="warning", markup=False
             )
             return
-        draft = await core.handoff.start_draft(chosen, thread, messages, core.inboxes, core.contacts, inbox_id=inbox_id)
+        draft = await core.handoff.start_draft(
+            chosen, thread, messages, core.inboxes, core.contacts, inbox_id=inbox_id, message_id=message_id
+        )
         self.screen.post_message(EditDraft(draft))
