@@ -1,5 +1,6 @@
 """Pickers of the triage actions: when a snooze ends, and which label to add or remove. Each is a modal that
-dismisses with its answer (or ``None``); a typed time that cannot be read keeps the dialog open with the reason."""
+dismisses with its answer (or ``None``); a typed time shows the moment it is read as while it is typed, and one
+that cannot be read keeps the dialog open with the reason."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pigeon.core.snooze import parse_when, presets
+from pigeon.core.snooze import example, parse_when, presets
 from pigeon.sanitize import clean_line
 
 TYPED = "typed"
@@ -39,9 +40,7 @@ class SnoozePicker(ModalScreen[datetime | None]):
         with Vertical(classes="dialog"):
             yield Static(Content.styled("Snooze until…", "bold"), markup=False)
             yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
-            yield Input(
-                placeholder="2026-11-23 09:00, or later / tomorrow / weekend / next-week", id="answer", classes="hidden"
-            )
+            yield Input(placeholder=example(self.now()), id="answer", classes="hidden")
             yield Static("", id="snooze-error", markup=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -51,6 +50,19 @@ class SnoozePicker(ModalScreen[datetime | None]):
             box.focus()
         else:
             self.dismiss(self.choices[int(event.option.id or 0)][1])
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """The moment understood so far, said under the box before it is chosen (or, quietly, why not yet)."""
+        said = self.query_one("#snooze-error", Static)
+        if not event.value.strip():
+            said.update("")
+            return
+        try:
+            when = parse_when(event.value, self.now())
+        except ValueError as exc:
+            said.update(Content.styled(clean_line(str(exc)), "dim"))
+            return
+        said.update(Content.styled(f"→ {when:%a %d %b %H:%M}", "bold"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         try:
