@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pigeon.cli.common import batch_collection, core_of, run
@@ -63,9 +62,11 @@ def _marks(thread: Any) -> str:
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     core = core_of(args, online=False)
     try:
-        threads = core.search(args.view, " ".join(args.query), sort=args.sort, limit=args.limit)
+        threads, total = core.search(args.view, " ".join(args.query), sort=args.sort, limit=args.limit)
     except ValueError as exc:  # (a QueryError too)
         raise UsageError(str(exc)) from None
+    if total > len(threads):  # on stderr: what --json prints stays the threads alone
+        sys.stderr.write(f"pigeon: {len(threads)} of {total} shown; --limit to see more\n")
     if args.json:
         print_json({"threads": [_thread_json(t) for t in threads]}, out)
         return EXIT_OK
@@ -96,7 +97,7 @@ def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
     try:
         if action.op == "snooze":
             try:
-                until = parse_when(args.until, datetime.now(UTC))
+                until = parse_when(args.until, core.clock())
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             change = core.apply(action, core.resolve_threads(args.threads), until=until)

@@ -7,13 +7,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from pigeon.core.when import day_start
 from pigeon.store.mailstore import MailStore, StoredThread
 from pigeon.store.predicates import LABEL_VIEW, SORTS, VIEWS
-from pigeon.store.search import SearchQuery, parse_query
+from pigeon.store.search import SearchQuery
+from pigeon.store.search import parse_query as read_query
 
 __all__ = ["LABEL_VIEW", "PAGE", "SORTS", "VIEWS", "Listing", "SearchQuery", "ThreadRow", "parse_query"]
 
 PAGE = 200
+
+
+def parse_query(text: str | None, now: datetime) -> SearchQuery:
+    """A search as typed; its ``before:``/``after:`` take the day words of :func:`pigeon.core.when.day_start`
+    (``yesterday``, ``friday``, ``3d``) as well as dates. :class:`QueryError` says what is wrong."""
+    return read_query(text, days=lambda value: day_start(value, now))
+
+
+def searched(
+    store: MailStore, view: str, text: str, *, sort: str, limit: int, now: datetime
+) -> tuple[list[StoredThread], int]:
+    """The first ``limit`` threads of a view narrowed by a search, and how many it holds in all (counted only
+    when the limit was reached)."""
+    query = parse_query(text, now)
+    found = store.list_threads(view, query, sort=sort, limit=limit, now=now)
+    return found, (store.count(view, query, now=now) if len(found) >= limit else len(found))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pigeon.config import Config
 from pigeon.core.actions import Action
 from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.handoff import HandOff
-from pigeon.core.listing import Listing
+from pigeon.core.listing import Listing, searched
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.core.unreadable import skipped_words, unreadable_words
@@ -197,9 +197,10 @@ class MailCore(Session):
         now = self.clock()
         return self.store.view_counts(now), self.store.unread_by_inbox(now)
 
-    def search(self, view: str, text: str, *, sort: str = "date", limit: int = 50) -> list[StoredThread]:
-        """A view narrowed by a search (words and operators); :class:`QueryError` or ``ValueError`` if it is bad."""
-        return self.store.list_threads(view, text, sort=sort, limit=limit, now=self.clock())
+    def search(self, view: str, text: str, *, sort: str = "date", limit: int = 50) -> tuple[list[StoredThread], int]:
+        """A view narrowed by a search, and how many threads match in all (see :func:`listing.searched`);
+        :class:`QueryError` or ``ValueError`` if it is bad."""
+        return searched(self.store, view, text, sort=sort, limit=limit, now=self.clock())
 
     def stored_threads(self) -> int:
         """How many threads the store holds in all."""
@@ -268,7 +269,7 @@ class MailCore(Session):
 
     async def find_threads(self, words: str, limit: int) -> list[tuple[str, str, datetime | None, str]]:
         """Threads whose subject has these words, newest first: ``(id, subject, last message, who)``."""
-        query = SearchQuery(columns=[("subject", word) for word in words.split()])
+        query = SearchQuery.in_subject(words.split())
         if not query.fts():
             return []
         rows = await asyncio.to_thread(self.store.list_threads, "all", query, limit=limit, now=self.clock())

@@ -98,13 +98,15 @@ class ThreadsPart(Part):
         worker (in a big mailbox its first letters match most of it)."""
         box = self.screen.query_one("#filter", Input)
         try:
-            query = parse_query(self.filter_text)
+            query = parse_query(self.filter_text, self.core.clock())
         except QueryError as exc:  # said at the search box (marked) and in the status, the list left as it was
             box.add_class("-invalid")
+            box.border_subtitle = clean_line(str(exc))
             self._version += 1  # (a word search still running for what was typed before is moot)
             self.set_status(Content.styled(clean_line(str(exc)), "$error"))
             return
         box.remove_class("-invalid")
+        box.border_subtitle = None
         # A search covers all mail (its own in: narrows it), not the view the sidebar has selected.
         self.widget.title = f"Threads · {'Search' if query.searching else self.place_name()}"
         self._version += 1
@@ -116,7 +118,7 @@ class ThreadsPart(Part):
             sort=self.sort,
             selected=self.selected.__contains__,
         )
-        if query.fts():
+        if query.reads_words:
             self.set_status(Content.styled("Searching…", "italic"))
             version = self._version
             self.run(self._search, make, version, keep, group="search", description="searching", exclusive=True)
@@ -181,8 +183,8 @@ class ThreadsPart(Part):
         parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
             try:
-                query = parse_query(self.filter_text)
-                narrowed, words = bool(query.views), bool(query.fts())
+                query = parse_query(self.filter_text, self.core.clock())
+                narrowed, words = bool(query.views), query.reads_words
             except QueryError:
                 narrowed, words = True, False
             where = "" if narrowed else " in all mail"
