@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
@@ -84,7 +85,36 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         rest = argv
     if not rest:
         return args
+    if rest[0] == "search":
+        return _search_words_shown(build_parser().parse_args(_search_words_hidden(argv)))
     return build_parser().parse_args(argv)
+
+
+HIDDEN_DASH = "\ue000"
+"""Put before a search word that begins with ``-`` (``-is:read``, ``-invoice``), which argparse would otherwise
+take for an unknown option; taken off again once the line is read."""
+_DASHED_WORD = re.compile(r"-[^-\d]")
+_VALUED = {"--view", "--sort", "--limit", "--profile", "--base-url"}
+
+
+def _search_words_hidden(argv: list[str]) -> list[str]:
+    """``pigeon search ... -is:read ...`` with its dashed words kept from argparse (``--`` works as ever)."""
+    if "--" in argv:
+        return argv
+    at = argv.index("search") + 1
+    words = argv[at:]
+    hidden = [
+        HIDDEN_DASH + word
+        if _DASHED_WORD.match(word) and word != "-h" and (n == 0 or words[n - 1] not in _VALUED)
+        else word
+        for n, word in enumerate(words)
+    ]
+    return argv[:at] + hidden
+
+
+def _search_words_shown(args: argparse.Namespace) -> argparse.Namespace:
+    args.query = [word.removeprefix(HIDDEN_DASH) for word in args.query]
+    return args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -169,7 +199,10 @@ def build_parser() -> argparse.ArgumentParser:
         triage.add_argument("threads", nargs="+", metavar="THREAD")
         if action.op == "snooze":
             triage.add_argument(
-                "--until", required=True, help="later, tomorrow, weekend, next-week or 2026-11-23 09:00"
+                "--until",
+                required=True,
+                metavar="WHEN",
+                help="2h, 15:00, friday 9am, tomorrow, next week, dec 1, 2026-12-01 09:00 (local time)",
             )
         if action.op == "label":
             triage.add_argument("--add", metavar="LABEL")
