@@ -185,7 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     add(commands, "sync", cmd_sync, "bring the local store up to date (only what changed)", as_json)
     search = add(commands, "search", cmd_search, "search the local store", as_json)
     search.add_argument(
-        "query", nargs="*", help="words and from: to: subject: is: has:attachment label: before: after:"
+        "query",
+        nargs="*",
+        help="words and from: to: subject: is: has:attachment label: before:yesterday after:3d; "
+        "OR between two terms, - before one to exclude it (options go before the words)",
     )
     search.add_argument("--view", default="all", help="inbox, unread, starred, snoozed, done, all or label:NAME")
     search.add_argument("--sort", default="date", choices=["date", "sender", "subject"])
