@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -173,3 +173,13 @@ def test_search_days_at_a_month_end_and_a_new_year() -> None:
     assert f"{day_start('sat', at('2026-11-29T12:00')):%a %d %b}" == "Sat 28 Nov"  # on a Sunday
     with pytest.raises(WhenError, match='"someday" is not a time Pigeon understands: try "yesterday"'):
         day_start("someday", at(WEDNESDAY_LATE))
+
+
+def test_a_snooze_is_said_in_local_time_as_it_was_typed() -> None:
+    from pigeon.core.actions import describe
+    from pigeon.store.triage import Change
+
+    until = parse_when("friday 9am", at(WEDNESDAY_LATE))
+    assert until.utcoffset() is not None
+    said = describe(Change("snooze", 1, True, until.astimezone(UTC).isoformat()))
+    assert said == "Snoozed until Fri 27 Nov 09:00: 1 thread"  # not 08:00 UTC

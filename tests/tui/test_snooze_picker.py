@@ -33,7 +33,7 @@ async def test_a_typed_phrase_shows_its_moment_as_it_is_typed_and_snoozes_until_
         assert isinstance(app.screen, SnoozePicker)
         await pilot.press("enter")
         await settle(pilot, app, lambda: len(threads.source) == 24)
-        assert "Snoozed until Mon 02 Nov 14:00 UTC: 1 thread" in notes.text
+        assert "Snoozed until Mon 02 Nov 14:00: 1 thread" in notes.text
 
 
 async def test_a_phrase_that_cannot_be_read_keeps_the_picker_open_with_the_reason(service: Service) -> None:

@@ -229,5 +229,5 @@ def describe(change: Change) -> str:
     if change.kind == "label":
         return f"{'Labelled' if change.on else 'Unlabelled'} {change.detail!r}: {threads}"
     if change.kind == "snooze":
-        return f"Snoozed until {datetime.fromisoformat(change.detail):%a %d %b %H:%M} UTC: {threads}"
+        return f"Snoozed until {datetime.fromisoformat(change.detail).astimezone():%a %d %b %H:%M}: {threads}"
     return change.detail  # a step recorded as words by an older Pigeon
