@@ -9,6 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pigeon.api import PigeonClient
 from pigeon.core.listing import parse_query as core_query
@@ -121,3 +123,19 @@ async def test_before_and_after_take_day_words_at_a_fixed_clock(store: MailStore
     assert found(store, "after:3d", latest) == within
     with pytest.raises(QueryError, match=r'^before: "someday" is not a time Pigeon understands: try "yesterday"'):
         core_query("before:someday", now)
+
+
+EMPTY = MailStore(":memory:")
+PIECES = st.sampled_from(["OR", "-", "-x", "from:", "-from:a", "is:read", '"', "NEAR(", "*", "AND", "NOT", "é", " "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=12))
+def test_any_mix_of_or_dash_and_fts_syntax_is_a_query_or_a_query_error(pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    try:
+        query = parse_query(text)
+    except QueryError:
+        return
+    EMPTY.count("all", query, now=NOW)  # SQLite takes it: no FTS5 syntax error, no SQL error
+    EMPTY.list_threads("all", query, now=NOW)
