@@ -122,7 +122,7 @@ def test_what_is_not_understood_is_named_in_one_line_with_an_example(phrase: str
         moment(phrase, at(WEDNESDAY_LATE))
     assert str(caught.value).startswith(words)
     assert "\n" not in str(caught.value)
-    assert "2026-12-01 09:00" in str(caught.value)
+    assert '"2026-12-01 09:00"' in str(caught.value)  # next month's first: a date to come
 
 
 def test_the_snooze_takes_the_presets_and_every_phrase() -> None:
@@ -140,8 +140,11 @@ def test_the_snooze_takes_the_presets_and_every_phrase() -> None:
 def test_the_pickers_example_is_never_in_the_past(now: str) -> None:
     shown = example(at(now))
     phrase, moment_shown = shown.split(" (")[0], shown.split(" (")[1].split(")")[0]
-    assert moment(phrase, at(now)) > at(now)
     assert moment_shown == f"{moment(phrase, at(now)):%a %d %b %H:%M}"
+    others = shown.split("), ")[1].split(", ")
+    assert len(others) == 3
+    for each in [phrase, *others]:
+        assert moment(each, at(now)) > at(now), each
 
 
 @pytest.mark.parametrize(
@@ -183,3 +186,10 @@ def test_a_snooze_is_said_in_local_time_as_it_was_typed() -> None:
     assert until.utcoffset() is not None
     said = describe(Change("snooze", 1, True, until.astimezone(UTC).isoformat()))
     assert said == "Snoozed until Fri 27 Nov 09:00: 1 thread"  # not 08:00 UTC
+
+
+def test_the_example_in_an_error_is_a_date_to_come_even_at_the_year_end() -> None:
+    with pytest.raises(WhenError, match='"2027-01-01 09:00"'):
+        moment("someday", at("2026-12-31T23:30"))
+    with pytest.raises(WhenError, match=r'or "2026-12-01"$'):
+        day_start("someday", at("2026-12-31T23:30"))

@@ -64,4 +64,5 @@ def parse_when(text: str, now: datetime) -> datetime:
 def example(now: datetime) -> str:
     """A phrase for the picker's placeholder, with the moment it names: always one to come."""
     phrase = "friday 9am" if now.astimezone().weekday() != 4 else "monday 9am"
-    return f"{phrase} ({moment(phrase, now):%a %d %b %H:%M}), 2h, tomorrow 14:00, 2026-12-01 09:00"
+    later = now.astimezone().date() + timedelta(days=10)
+    return f"{phrase} ({moment(phrase, now):%a %d %b %H:%M}), 2h, tomorrow 14:00, {later:%Y-%m-%d} 09:00"

@@ -8,8 +8,18 @@ from datetime import date, datetime, time, timedelta
 
 MORNING = time(8, 0)  # a day named without a time means its morning, as the snooze presets do
 TONIGHT = time(20, 0)
-EXAMPLE = 'try "2h", "friday 9am", "tomorrow 14:00" or "2026-12-01 09:00"'
-DAY_EXAMPLE = 'try "yesterday", "friday", "3d", "last week" or "2026-11-01"'
+
+
+def example(now: datetime) -> str:
+    """Phrases to try, the date among them one to come (next month's first day)."""
+    first = (now.date().replace(day=1) + timedelta(days=32)).replace(day=1)
+    return f'try "2h", "friday 9am", "tomorrow 14:00" or "{first:%Y-%m-%d} 09:00"'
+
+
+def day_example(now: datetime) -> str:
+    """Day words to try, the date among them one gone by (this month's first day)."""
+    return f'try "yesterday", "friday", "3d", "last week" or "{now.date().replace(day=1):%Y-%m-%d}"'
+
 
 WEEKDAYS = {
     **{name: n for n, name in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
@@ -148,7 +158,7 @@ def moment(text: str, now: datetime) -> datetime:
     span = _span(phrase.removeprefix("in ").strip())
     if span is not None:
         if not span:
-            raise WhenError(f'"{text.strip()}" is no time from now: {EXAMPLE}')
+            raise WhenError(f'"{text.strip()}" is no time from now: {example(local_now)}')
         return _shifted(local_now, span)
     words = [w for w in phrase.split() if w not in _FILLER]
     clock = _clock(words)
@@ -163,15 +173,15 @@ def moment(text: str, now: datetime) -> datetime:
     if day is None:
         written = _iso_moment(text)
         if written is None:
-            raise _not_understood(text, day_words, EXAMPLE)
+            raise _not_understood(text, day_words, example(local_now))
         if written <= local_now:
-            raise WhenError(f'"{text.strip()}" is in the past: {EXAMPLE}')
+            raise WhenError(f'"{text.strip()}" is in the past: {example(local_now)}')
         return written
     if day_words == ["tonight"]:
         at = at or TONIGHT
     found = local(day, at or MORNING)
     if found <= local_now:
-        raise WhenError(f'"{text.strip()}" is in the past ({found:%a %d %b %H:%M}): {EXAMPLE}')
+        raise WhenError(f'"{text.strip()}" is in the past ({found:%a %d %b %H:%M}): {example(local_now)}')
     return found
 
 
@@ -271,5 +281,5 @@ def day_start(text: str, now: datetime) -> datetime:
                 break
             day = None
     if day is None:
-        raise _not_understood(text, words, DAY_EXAMPLE)
+        raise _not_understood(text, words, day_example(local_now))
     return local(day, time(0, 0))
