@@ -48,6 +48,7 @@ class QueryError(ValueError):
 
 def _phrase(text: str) -> str | None:
     """``text`` as one quoted, prefix-matched FTS5 phrase; ``None`` if it has no word characters."""
+    text = text.replace("\x00", "")  # FTS5 reads a NUL as the end of the query: a quote left open
     if not _WORD.search(text):
         return None
     return '"' + text.replace('"', '""') + '"*'
