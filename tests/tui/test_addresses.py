@@ -57,6 +57,7 @@ BOOK = [
     AddressEntry("Ada Lovelace", "ada@engine.example", "Analytical Engines"),
     AddressEntry("Adam Smith", "adam@wealth.example"),
     AddressEntry('Mallory <boss@corp.example>, "x"', "mallory@evil.example"),
+    AddressEntry("[b]Eve[/b] $accent", "eve@evil.example", "[link=https://evil.example]x[/link]"),
 ]
 
 
@@ -167,6 +168,12 @@ async def test_a_hostile_name_is_offered_literally_and_taken_as_one_address() ->
         await pilot.press(*"mallory@")
         await settle_until(pilot, lambda: len(offered(app)) == 1)
         assert offered(app) == ['"Mallory <boss@corp.example>, \\"x\\"" <mallory@evil.example>']
+        await pilot.press("ctrl+u", *"eve@")  # markup in a name or note is shown as typed, never applied
+        await settle_until(pilot, lambda: len(offered(app)) == 1)
+        [prompt] = [to.candidates.get_option_at_index(0).prompt]
+        assert str(prompt) == '"[b]Eve[/b] $accent" <eve@evil.example>  [link=https://evil.example]x[/link]'
+        await pilot.press("ctrl+u", *"mallory@")
+        await settle_until(pilot, lambda: len(offered(app)) == 1)
         await pilot.press("tab", *"ada")
         await settle_until(pilot, lambda: offered(app)[:1] == ["Ada Lovelace <ada@engine.example>"])
         assert [a for _, a in getaddresses([to.value]) if a] == ["mallory@evil.example", "ada"]
