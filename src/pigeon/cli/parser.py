@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from pigeon import __version__
+from pigeon.cli.contacts import FORMATS, cmd_contacts_list, cmd_contacts_search
 from pigeon.cli.drafts import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
@@ -253,9 +254,26 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--page-token", help="token from a previous page")
     listing.add_argument("--message-id", action="append", metavar="ID", help="only these messages (repeatable)")
 
-    contacts = commands.add_parser("contacts", help="update contacts").add_subparsers(
+    contacts = commands.add_parser("contacts", help="list, search or update contacts").add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_Parser
     )
+    add(contacts, "list", cmd_contacts_list, "every contact met in synced mail, most recently contacted first", as_json)
+    search_book = add(
+        contacts,
+        "search",
+        cmd_contacts_search,
+        "addresses whose name or email starts with QUERY (for NeoMutt's query_command: --format mutt)",
+    )
+    search_book.add_argument("query", nargs="+", metavar="QUERY", help="a name, part of one, or an email's start")
+    shape = search_book.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print JSON for scripts")
+    shape.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default); mutt: a status line, then address<TAB>name<TAB>note; aerc: the same without it",
+    )
+    search_book.add_argument("--limit", type=_positive, default=50, help="at most this many addresses (default 50)")
     update = add(
         contacts,
         "update",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pigeon.api import PigeonError
 from pigeon.config import Config
 from pigeon.core.actions import Action
+from pigeon.core.address_book import AddressBook
 from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing, searched
@@ -88,6 +89,7 @@ class MailCore(Session):
         self.live = Live(vault, vault_name(config.profile, config.base_url))
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
+        self.address_book = AddressBook(self)  # the contacts' addresses, found as a person types
         self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._unreadable: dict[str, list[Unreadable]] = {}  # threads' messages that could not be read, by thread

@@ -1,5 +1,6 @@
 """The command palette: every action of the registry that fits the screen, plus jumping to a view, an inbox or a
-thread by name (threads are looked up in the store, so what was synced is found offline too).
+thread by name (threads are looked up in the store, so what was synced is found offline too), and opening a contact
+found by name or email in the address book.
 
 Inbox names and thread subjects are untrusted. Textual's ``Matcher.highlight`` parses its candidate as markup, so
 they are highlighted here with :func:`literal_highlight` instead.
@@ -18,6 +19,7 @@ from textual.dom import DOMNode
 
 from pigeon.core.actions import ACTIONS, Action
 from pigeon.sanitize import clean_line
+from pigeon.tui.messages import EditContact
 from pigeon.tui.render import relative_time, safe_markup
 from pigeon.tui.widgets.inbox_list import view_label
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from pigeon.tui.screens.mail import MainScreen
 
 MAX_THREAD_HITS = 50
+MAX_CONTACT_HITS = 8
 
 
 def literal_highlight(matcher: Matcher, candidate: str) -> Content:
@@ -106,6 +109,27 @@ class PigeonCommands(Provider):
         for label, callback, help_text in threads:
             score = max(matcher.match(label), 0.5)  # the store matched its words, in any order
             yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=safe_markup(help_text))
+        for label, callback, help_text in await self._contacts(query):
+            score = max(matcher.match(label), 0.5)  # the book matched a name's or an email's start
+            yield Hit(score, literal_highlight(matcher, label), callback, text=label, help=safe_markup(help_text))
+
+    async def _contacts(self, query: str) -> list[tuple[str, Callable[[], object], str]]:
+        """The contacts the address book finds for ``query``, each once, opening the contact editor."""
+        mail = self.mail
+        if mail is None:
+            return []
+        core, now = mail.core, mail.core.clock()
+        found: list[tuple[str, Callable[[], object], str]] = []
+        seen: set[str] = set()
+        for entry in await core.address_book.lookup(query, MAX_CONTACT_HITS):
+            contact = core.contacts.get(entry.contact_id or "")
+            if contact is None or entry.contact_id in seen:  # (its likeliest address stands for it)
+                continue
+            seen.add(entry.contact_id or "")
+            label = f"Contact {entry.name} <{entry.email}>" if entry.name else f"Contact {entry.email}"
+            contacted = f" · last contacted {relative_time(entry.last_contacted, now)}" if entry.last_contacted else ""
+            found.append((label, partial(mail.post_message, EditContact(contact)), f"Edit the contact{contacted}"))
+        return found
 
     @staticmethod
     def _jumps(
