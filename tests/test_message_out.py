@@ -188,3 +188,25 @@ def test_the_raw_record_has_every_field_unknown_ones_too_and_cuts_long_attachmen
     assert shown["metadata"] == {"message_id": "<q4@mail.example.com>"}
     assert shown["content_blocks"][1]["content"] == big[:2000] + "… (38,000 more characters)"
     assert shown["subject"] == "odd subject"
+
+
+def test_a_messages_links_keep_the_numbers_the_reader_gives_them_across_the_thread() -> None:
+    from pigeon.core.links import message_links, thread_links
+
+    def html(message_id: str, *targets: str) -> Message:
+        anchors = " ".join(f'<a href="{t}">{t.rsplit("/", 1)[-1]}</a>' for t in targets)
+        return Message(id=message_id, content_blocks=[{"mime_type": "text/html", "content": f"<p>{anchors}</p>"}])
+
+    first = html("m1", "https://a.test/1", "https://a.test/2")
+    second = html("m2", "https://b.test/3")
+    plain = Message(
+        id="m3", content_blocks=[{"mime_type": "text/plain", "content": "https://c.test/4 https://a.test/1"}]
+    )
+    thread = [first, second, plain]
+    assert [(link.number, link.target) for link in message_links(thread, second)] == [(3, "https://b.test/3")]
+    assert [(link.number, link.target) for link in message_links(thread, plain)] == [
+        (1, "https://a.test/1"),  # written out here, a footnote of the first message: the number the reader gave it
+        (4, "https://c.test/4"),
+    ]
+    assert message_links(thread, first) == thread_links(thread)[:2]
+    assert message_links(thread, html("elsewhere")) == []

@@ -211,12 +211,14 @@ def _footnotes(messages: Sequence[Message]) -> int:
 
 def message_links(messages: Sequence[Message], message: Message) -> list[Link]:
     """The links of one message of the thread, with the numbers :func:`thread_links` gives them (the reader's
-    footnote numbers): its own footnotes, then the addresses its text writes out that no footnote of the thread
-    has."""
+    footnote numbers): its own footnotes, then the addresses its text writes out (numbered where the thread first
+    has them)."""
     place = next((n for n, m in enumerate(messages) if m is message or (m.id and m.id == message.id)), None)
     if place is None:
         return []
     whole = thread_links(messages)
-    start, own, footnoted = _footnotes(messages[:place]), _footnotes([message]), _footnotes(messages)
-    written = {clean_line(link.target) for link in thread_links([message])[own:]}
-    return whole[start : start + own] + [link for link in whole[footnoted:] if link.target in written]
+    start, own = _footnotes(messages[:place]), _footnotes([message])
+    footnotes = whole[start : start + own]
+    written = {link.target for link in thread_links([message])[own:]} - {link.target for link in footnotes}
+    first = {link.target: link for link in reversed(whole) if link.target in written}  # (the lowest number)
+    return footnotes + sorted(first.values(), key=lambda link: link.number)
