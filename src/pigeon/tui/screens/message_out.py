@@ -27,7 +27,10 @@ class ShownText(ModalScreen[None]):
     """A title, a long text in a scrolling pane, and a line of keys."""
 
     DEFAULT_CSS = """
-    ShownText .dialog.shown-text { width: 120; height: 90%; }
+    ShownText #shown-box {
+        width: 120; max-width: 95%; height: 90%;
+        border: round $accent; background: $surface; padding: 1 2;
+    }
     ShownText #shown-text { height: 1fr; margin: 1 0; }
     """
 
@@ -36,7 +39,7 @@ class ShownText(ModalScreen[None]):
         self.title_content, self.body, self.keys = title, safe(text), keys
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog shown-text"):
+        with Vertical(id="shown-box"):
             yield Static(self.title_content, markup=False)
             with VerticalScroll(id="shown-text"):
                 yield Static(self.body, markup=False)
