@@ -31,53 +31,48 @@ from tests.server.conftest import NOW, Service
 from tests.tui.conftest import SIZE, Notes, loaded, on_screen, pigeon_for, screen_text, settle
 
 SUBJECT = "Q4 plan"
-BODY = "The plan is ready.\nred \x1b[31mtext\x1b[0m and \x1b]52;c;aGFja2Vk\x07https://new.example/b\n"
+LINKS = {"old.bin": (1, "https://old.example/a"), "new.bin": (2, "https://new.example/b")}
+"""Each file's message links to a page of its own (numbered in the order of the thread)."""
+SENDERS = ("Bob <bob@example.com>", "Ann Lee <ann@example.com>")
 
 
-def block(name: str, data: bytes) -> dict[str, object]:
+def block(name: str) -> dict[str, object]:
     return {
         "type": "CONTENT_TYPE_FILE",
         "mime_type": "application/octet-stream",
         "filename": name,
-        "content": base64.b64encode(data).decode(),
+        "content": base64.b64encode(name.encode()).decode(),
         "metadata": {"encoding": "base64"},
     }
 
 
-def add_thread(service: Service, *, newest_has_files: bool = True) -> str:
-    """A thread, newest in the account: Bob's older message (a file, a link), then Ann's (a file and a link too,
-    unless ``newest_has_files`` is false; a block field the spec does not know; a Message-ID)."""
+def a_message(place: int, name: str | None) -> dict[str, object]:
+    """A hostile message (escapes in its text, a block field the spec does not name, a Message-ID), with the file
+    ``name`` and its link, or neither."""
+    link = LINKS[name][1] if name else "no link"
+    text = f"The plan is ready.\nred \x1b[31mtext\x1b[0m and \x1b]52;c;aGFja2Vk\x07{link}\n"
+    blocks: list[dict[str, object]] = [
+        {"type": "CONTENT_TYPE_TEXT", "mime_type": "text/plain", "content": text, "x_scan_verdict": "clean"}
+    ]
+    return {
+        "created_at": iso(NOW - timedelta(hours=5 - place)),
+        "sender_address": SENDERS[place % 2],
+        "recipients": [{"raw_address": "alice@example.com", "type": "RECIPIENT_TYPE_TO"}],
+        "content_blocks": blocks + ([block(name)] if name else []),
+        "metadata": {"message_id": f"<q4-{place}@mail.example.com>"},
+    }
+
+
+def add_thread(service: Service, files: tuple[str | None, ...] = ("old.bin", "new.bin")) -> str:
+    """A thread, newest in the account, of a message for each of ``files`` (oldest first): that file and its link,
+    or neither. (Whichever message the reader's cursor starts on, the tests ask of that one.)"""
     db, account = service.db, service.alice.id
     inbox = db.list_inboxes(account)[0]
-    newest_blocks: list[dict[str, object]] = [
-        {"type": "CONTENT_TYPE_TEXT", "mime_type": "text/plain", "content": BODY, "x_scan_verdict": "clean"}
-    ]
-    if newest_has_files:
-        newest_blocks.append(block("new.bin", b"fresh"))
-    else:
-        newest_blocks[0]["content"] = "No files here, no links either.\n"
-    messages: list[dict[str, object]] = [
-        {
-            "created_at": iso(NOW - timedelta(hours=1)),
-            "sender_address": "Bob <bob@example.com>",
-            "content_blocks": [
-                {"type": "CONTENT_TYPE_TEXT", "mime_type": "text/plain", "content": "See https://old.example/a\n"},
-                block("old.bin", b"stale"),
-            ],
-        },
-        {
-            "created_at": iso(NOW),
-            "sender_address": "Ann Lee <ann@example.com>",
-            "recipients": [{"raw_address": "alice@example.com", "type": "RECIPIENT_TYPE_TO"}],
-            "content_blocks": newest_blocks,
-            "metadata": {"message_id": "<q4@mail.example.com>"},
-        },
-    ]
     with db.transaction() as conn:
         thread_id = db.insert_thread(
             conn, account, {"inbox_id": inbox.id, "subject": SUBJECT, "created_at": iso(NOW), "participants": []}
         )
-        for fields in messages:
+        for place, name in enumerate(files):
             db.insert_message(
                 conn,
                 account,
@@ -87,7 +82,7 @@ def add_thread(service: Service, *, newest_has_files: bool = True) -> str:
                     "direction": "MESSAGE_DIRECTION_INBOUND",
                     "status": "MESSAGE_STATUS_RECEIVED",
                     "subject": SUBJECT,
-                    **fields,
+                    **a_message(place, name),
                 },
             )
     return thread_id
@@ -97,7 +92,7 @@ async def open_thread(pilot: Pilot[None], app: PigeonApp) -> Reader:
     await loaded(pilot, app)
     await pilot.press("enter")
     reader = app.screen.query_one(Reader)
-    await settle(pilot, app, lambda: "The plan is ready." in reader.text or "No files here" in reader.text)
+    await settle(pilot, app, lambda: "The plan is ready." in reader.text)
     await settle(pilot, app, lambda: app.focused is reader)
     return reader
 
@@ -146,9 +141,13 @@ async def test_pipe_gives_the_message_to_the_command_with_no_secret_and_shows_wh
         await settle(pilot, app, lambda: isinstance(app.screen, PipedScreen))
         assert got.read_bytes() == mail_text(message, reader.contacts).encode()
         head, body = got.read_text().split("\n\n", 1)
-        assert "From: Ann Lee <ann@example.com>" in head.splitlines()
-        assert "Message-ID: <q4@mail.example.com>" in head.splitlines()
-        assert body == "The plan is ready.\nred text and https://new.example/b\n"
+        assert message.sender is not None
+        assert message.metadata is not None
+        assert f"From: {message.sender.raw_address}" in head.splitlines()
+        assert f"Message-ID: {message.metadata['message_id']}" in head.splitlines()
+        assert "Subject: Q4 plan" in head.splitlines()
+        assert body.startswith("The plan is ready.\nred text and https://")
+        assert "\x1b" not in body
         assert "PIGEON_TOKEN" not in json.loads(env.read_text())
         shown = on_screen(app, PipedScreen)
         assert shown.shown == "kept it ['--flag', 'two words']\n"
@@ -259,15 +258,17 @@ async def test_raw_shows_every_field_the_service_sent_cleaned_and_y_copies_it(se
     thread_id = add_thread(service)
     app, notes = pigeon_for(service), Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
-        await open_thread(pilot, app)
+        reader = await open_thread(pilot, app)
         await pilot.press("H")
         await settle(pilot, app, lambda: isinstance(app.screen, RawScreen))
         raw = on_screen(app, RawScreen).shown
         record = json.loads(raw)
-        assert record["thread_id"] == thread_id
+        message = reader.current_message
+        assert message is not None
+        assert (record["id"], record["thread_id"]) == (message.id, thread_id)
         assert record["content_blocks"][0]["x_scan_verdict"] == "clean"  # a field the spec does not name
-        assert record["content_blocks"][1]["filename"] == "new.bin"
-        assert record["metadata"] == {"message_id": "<q4@mail.example.com>"}
+        assert record["content_blocks"][1]["filename"] in LINKS
+        assert record["metadata"] == message.metadata
         assert "\x1b" not in raw
         assert '"x_scan_verdict": "clean"' in screen_text(app)
         await pilot.press("y")
@@ -287,7 +288,8 @@ async def test_copy_puts_the_message_text_on_the_clipboard_and_says_how_many_lin
         assert message is not None
         await pilot.press("y")
         await settle(pilot, app, lambda: "Copied the message" in notes.text)
-        assert app.clipboard == message_text(message) == "The plan is ready.\nred text and https://new.example/b"
+        assert app.clipboard == message_text(message)
+        assert app.clipboard.startswith("The plan is ready.\nred text and https://")
         assert "Copied the message (2 lines)" in notes.text
 
 
@@ -297,21 +299,23 @@ async def test_save_and_links_act_on_the_message_under_the_cursor(service: Servi
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         reader = await open_thread(pilot, app)
         assert {b.filename for _, b in reader.attachments} == {"old.bin", "new.bin"}
+        (name,) = [b.filename or "" for m, b in reader.attachments if m is reader.current_message]
+        other = ({"old.bin", "new.bin"} - {name}).pop()
         await pilot.press("a")  # the message's one attachment, not a choice among the thread's two
         await settle(pilot, app, lambda: "Saved" in notes.text)
-        assert (locations.download_dir() / "new.bin").read_bytes() == b"fresh"
-        assert not (locations.download_dir() / "old.bin").exists()
+        assert (locations.download_dir() / name).read_bytes() == name.encode()
+        assert not (locations.download_dir() / other).exists()
         await pilot.press("L")
         await settle(pilot, app, lambda: isinstance(app.screen, LinksScreen))
         links = on_screen(app, LinksScreen).links
-        assert [(link.number, link.target) for link in links] == [(2, "https://new.example/b")]
+        assert [(link.number, link.target) for link in links] == [LINKS[name]]  # numbered as the reader's
         assert "Links (1)" in screen_text(app)
         await pilot.press("y")
-        await settle(pilot, app, lambda: app.clipboard == "https://new.example/b")
+        await settle(pilot, app, lambda: app.clipboard == LINKS[name][1])
 
 
 async def test_a_message_with_no_attachments_or_links_says_so_and_offers_the_threads(service: Service) -> None:
-    add_thread(service, newest_has_files=False)
+    add_thread(service, (None, "old.bin", None))  # (the first and the last message have none)
     app, notes = pigeon_for(service), Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await open_thread(pilot, app)
