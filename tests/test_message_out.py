@@ -178,6 +178,7 @@ def test_the_raw_record_has_every_field_unknown_ones_too_and_cuts_long_attachmen
         x_spam_score=7.5,
         content_blocks=[
             {"mime_type": "text/plain", "content": "Hi", "x_block_note": "kept"},
+            {"mime_type": "text/plain", "content": "words " * 10_000},
             {"type": "CONTENT_TYPE_FILE", "filename": "a.bin", "content": big, "metadata": {"encoding": "base64"}},
         ],
         subject="odd \x1b[2Jsubject",
@@ -186,7 +187,8 @@ def test_the_raw_record_has_every_field_unknown_ones_too_and_cuts_long_attachmen
     assert shown["x_spam_score"] == 7.5
     assert shown["content_blocks"][0]["x_block_note"] == "kept"
     assert shown["metadata"] == {"message_id": "<q4@mail.example.com>"}
-    assert shown["content_blocks"][1]["content"] == big[:2000] + "… (38,000 more characters)"
+    assert shown["content_blocks"][1]["content"] == ("words " * 10_000)[:50_000] + "… (10,000 more characters)"
+    assert shown["content_blocks"][2]["content"] == big[:2000] + "… (38,000 more characters)"
     assert shown["subject"] == "odd subject"
 
 

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 RAW_CONTENT_LIMIT = 2_000
 """Characters of an attachment's content the raw view shows (base64 of a large file would bury the rest)."""
+RAW_TEXT_LIMIT = 50_000
+"""Characters of any other content the raw view shows (a huge body would hold up its layout)."""
 MESSAGE_ID_KEYS = ("message_id", "Message-ID", "message-id", "rfc822_message_id")
 """Where a message's metadata may carry the ``Message-ID`` it had as mail."""
 
@@ -98,8 +100,8 @@ def file_name(message: Message) -> str:
 
 
 def _cut(record: Any) -> Any:
-    """The record with each attachment's content cut to :data:`RAW_CONTENT_LIMIT` characters, saying how much more
-    there was."""
+    """The record with each attachment's content cut to :data:`RAW_CONTENT_LIMIT` characters (other content to
+    :data:`RAW_TEXT_LIMIT`), saying how much more there was."""
     if isinstance(record, list):
         return [_cut(item) for item in record]
     if not isinstance(record, dict):
@@ -107,8 +109,9 @@ def _cut(record: Any) -> Any:
     cut = {key: _cut(value) for key, value in record.items()}
     content = cut.get("content")
     is_file = cut.get("filename") is not None or str(cut.get("type", "")).endswith("FILE")
-    if is_file and isinstance(content, str) and len(content) > RAW_CONTENT_LIMIT:
-        cut["content"] = content[:RAW_CONTENT_LIMIT] + f"… ({len(content) - RAW_CONTENT_LIMIT:,} more characters)"
+    limit = RAW_CONTENT_LIMIT if is_file else RAW_TEXT_LIMIT
+    if isinstance(content, str) and len(content) > limit:
+        cut["content"] = content[:limit] + f"… ({len(content) - limit:,} more characters)"
     return cut
 
 

@@ -175,7 +175,7 @@ def send(command: Sequence[str], message: bytes, *, timeout: float = SEND_TIMEOU
 # --- a message piped to a command -------------------------------------------------------------------------------
 
 PIPE_TIMEOUT = 60.0
-PIPE_OUTPUT_LIMIT = 256 * 1024  # bytes of a piped command's output kept (the rest is read and dropped)
+PIPE_OUTPUT_LIMIT = 100_000  # bytes of a piped command's output kept and shown (the rest is read and dropped)
 PIPE_LINGER = 1.0  # seconds a piped command's leftovers may hold its output open once it has exited
 
 
