@@ -212,3 +212,38 @@ def test_a_messages_links_keep_the_numbers_the_reader_gives_them_across_the_thre
     ]
     assert message_links(thread, first) == thread_links(thread)[:2]
     assert message_links(thread, html("elsewhere")) == []
+
+
+@pytest.fixture
+def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An X desktop whose only clipboard program is a fake ``xclip`` that keeps what it was given and how."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    kept = tmp_path / "clipboard.json"
+    body = f"import json; json.dump([sys.argv[1:], sys.stdin.read(), dict(os.environ)], open({str(kept)!r}, 'w'))"
+    script(folder, "xclip", body)
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.setenv("PIGEON_TOKEN", "tok-secret")
+    return kept
+
+
+async def test_the_desktop_clipboard_program_gets_the_text_and_no_secret(desktop: Path) -> None:
+    assert await handoff().copy_to_desktop("The plan.\nAll of it.") == "xclip"
+    arguments, text, env = json.loads(desktop.read_text())
+    assert (arguments, text) == (["-selection", "clipboard"], "The plan.\nAll of it.")
+    assert "PIGEON_TOKEN" not in env
+
+
+async def test_with_no_display_no_clipboard_program_runs(desktop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY")
+    assert await handoff().copy_to_desktop("text") == ""
+    assert not desktop.exists()
+
+
+async def test_a_failing_clipboard_program_is_one_line(desktop: Path, tmp_path: Path) -> None:
+    script(tmp_path / "bin", "xclip", "sys.exit(1)")
+    with pytest.raises(programs.ProgramFailed, match=r"^xclip failed \(exit 1\)$"):
+        await handoff().copy_to_desktop("text")

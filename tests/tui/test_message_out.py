@@ -97,6 +97,14 @@ async def open_thread(pilot: Pilot[None], app: PigeonApp) -> Reader:
     return reader
 
 
+@pytest.fixture(autouse=True)
+def no_desktop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No desktop clipboard program runs unless a test sets one up (the terminal's clipboard is the app's)."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+
+
 @pytest.fixture
 def bin_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder on the path for the commands a test pipes to."""
@@ -279,7 +287,13 @@ async def test_raw_shows_every_field_the_service_sent_cleaned_and_y_copies_it(se
         assert app.is_running
 
 
-async def test_copy_puts_the_message_text_on_the_clipboard_and_says_how_many_lines(service: Service) -> None:
+async def test_copy_puts_the_message_text_on_the_clipboard_and_says_how_many_lines(
+    service: Service, bin_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = tmp_path / "desktop-clipboard"
+    part = f"{kept}.part"  # (whole or not there: the test reads it once it is there)
+    command(bin_folder, "wl-copy", f"open({part!r}, 'w').write(sys.stdin.read()); os.replace({part!r}, {str(kept)!r})")
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     add_thread(service)
     app, notes = pigeon_for(service), Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
@@ -291,6 +305,8 @@ async def test_copy_puts_the_message_text_on_the_clipboard_and_says_how_many_lin
         assert app.clipboard == message_text(message)
         assert app.clipboard.startswith("The plan is ready.\nred text and https://")
         assert "Copied the message (2 lines)" in notes.text
+        await settle(pilot, app, lambda: kept.exists())
+        assert kept.read_text() == app.clipboard  # the desktop's clipboard too, where the terminal's may not reach
 
 
 async def test_save_and_links_act_on_the_message_under_the_cursor(service: Service) -> None:

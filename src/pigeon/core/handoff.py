@@ -132,3 +132,8 @@ class HandOff:
     async def readable_text(self, message: Message) -> str:
         """The message's readable text, cleaned (what copying it gives)."""
         return await asyncio.to_thread(message_text, message)
+
+    async def copy_to_desktop(self, text: str) -> str:
+        """``text`` to the desktop's clipboard program too, where there is one: its name, or ""
+        (:class:`ProgramFailed` if it fails)."""
+        return await asyncio.to_thread(programs.copy_to_desktop, text)

@@ -16,6 +16,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -257,3 +258,51 @@ def _stop_group(process: subprocess.Popen[bytes]) -> None:
         pass
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=PIPE_LINGER)
+
+
+# --- the desktop's clipboard (where the terminal's, OSC 52, may not reach) ---------------------------------------
+
+CLIPBOARD_TIMEOUT = 5.0
+CLIPBOARD_PROGRAMS = (
+    ("WAYLAND_DISPLAY", ("wl-copy",)),
+    ("DISPLAY", ("xclip", "-selection", "clipboard")),
+    ("DISPLAY", ("xsel", "--clipboard", "--input")),
+)
+"""The clipboard programs tried, each where its display is set, in this order (``pbcopy`` on macOS)."""
+
+
+def clipboard_command() -> list[str]:
+    """The desktop's clipboard program here, or ``[]`` when there is none (over ssh, on a console)."""
+    if sys.platform == "darwin":
+        return ["pbcopy"] if shutil.which("pbcopy") else []
+    for variable, command in CLIPBOARD_PROGRAMS:
+        if os.environ.get(variable) and shutil.which(command[0]):
+            return list(command)
+    return []
+
+
+def copy_to_desktop(text: str, *, timeout: float = CLIPBOARD_TIMEOUT) -> str:
+    """Give ``text`` to the desktop's clipboard program (on its standard input, away from the terminal): the
+    program's name, or "" when there is none here; :class:`ProgramFailed` if it fails."""
+    command = clipboard_command()
+    if not command:
+        return ""
+    name = command[0]
+    try:
+        done = subprocess.run(  # noqa: S603  (a fixed command, no shell)
+            command,
+            input=text.encode(),
+            stdout=subprocess.DEVNULL,  # (not captured: xclip and wl-copy stay on to serve the clipboard)
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+            env=child_environment(),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ProgramFailed(f"{name} could not start: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise ProgramFailed(f"{name} did not finish within {timeout:.0f} s") from None
+    if done.returncode != 0:
+        raise ProgramFailed(f"{name} failed (exit {done.returncode})")
+    return name

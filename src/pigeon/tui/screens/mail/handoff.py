@@ -231,10 +231,16 @@ class HandOffPart(Part):
             self.run(self._copy, shown, group="copy", description="copying the message", exclusive=True)
 
     async def _copy(self, message: Message) -> None:
+        """Through the terminal (OSC 52) and, where there is one, the desktop's clipboard program (not every
+        terminal lets a program set its clipboard)."""
         text = await self.core.handoff.readable_text(message)
         self.screen.app.copy_to_clipboard(text)
         lines = len(text.splitlines())
         self.screen.notify(f"Copied the message ({lines} line{'s' if lines != 1 else ''})", markup=False, timeout=3)
+        try:
+            await self.core.handoff.copy_to_desktop(text)
+        except ProgramFailed as exc:
+            self.screen.notify(f"Copied through the terminal only: {exc}", severity="warning", markup=False)
 
     def pipe(self) -> None:
         """Ask for a command (the last one given, as a start) and give it the message under the reader's cursor on
