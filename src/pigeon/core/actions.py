@@ -189,6 +189,19 @@ ACTIONS: tuple[Action, ...] = (
         "reader.open", "Open attachment", "Open an attachment with its program", "O", "open_attachment", "reader", False
     ),
     Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", "reader", False),
+    # the reader: a message's text out of Pigeon (the message under the message cursor)
+    Action("reader.raw", "Raw message", "Every field the service sent for the message", "H", "raw", "reader", False),
+    Action(
+        "reader.pipe",
+        "Pipe",
+        "Give the message to a command on its standard input",
+        "vertical_line",
+        "pipe",
+        "reader",
+        False,
+    ),
+    Action("reader.write", "Write to file", "Write the message as mail text to a file", "w", "write", "reader", False),
+    Action("reader.copy", "Copy", "Copy the message's text to the clipboard", "y", "copy", "reader", False),
 )
 
 BY_ID: Mapping[str, Action] = MappingProxyType({action.id: action for action in ACTIONS})

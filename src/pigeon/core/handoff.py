@@ -7,6 +7,7 @@ the caller's terminal (:meth:`HandOff.edit`, while the app is suspended). No Tex
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -16,8 +17,9 @@ from pigeon import locations
 from pigeon.config import Config
 from pigeon.core import programs
 from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
-from pigeon.core.compose import Kind
+from pigeon.core.compose import Kind, message_text
 from pigeon.core.drafts import Drafts, Edited, MailDraft
+from pigeon.core.message_out import file_name, mail_text, raw_text, write_text
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, ContentBlock, Inbox, Message, Thread
@@ -89,3 +91,49 @@ class HandOff:
     async def send(self, draft: MailDraft) -> str:
         """Hand the draft on (:class:`pigeon.core.drafts.SendFailed` keeps it)."""
         return await asyncio.to_thread(self.drafts.send, draft)
+
+    # --- a message's text -------------------------------------------------------------------------------------
+
+    async def pipe_message(self, command: str, message: Message, contacts: dict[str, Contact]) -> programs.Piped:
+        """Run ``command`` (split as a shell splits words, never run by one) with the message as mail text on its
+        standard input; :class:`ProgramFailed` (one line) if it cannot be read, started or finished in time."""
+        try:
+            words = shlex.split(command)
+        except ValueError as exc:
+            raise programs.ProgramFailed(f"the command cannot be read: {exc}") from None
+        if not words:
+            raise programs.ProgramFailed("no command was given")
+        data = await asyncio.to_thread(mail_text, message, contacts)
+        return await asyncio.to_thread(programs.pipe, words, data.encode())
+
+    def write_path(self, message: Message) -> Path:
+        """Where the message's text is written unless the user says otherwise: the download folder, a name made
+        from the subject."""
+        return self.download_dir / file_name(message)
+
+    async def write_message(
+        self, where: str, message: Message, contacts: dict[str, Contact], *, overwrite: bool = False
+    ) -> Path:
+        """Write the message as mail text to ``where`` (``~`` expanded; a relative path is taken in the download
+        folder); ``FileExistsError`` when a file is there and ``overwrite`` is false, ``OSError`` otherwise."""
+
+        def run() -> Path:
+            path = Path(where.strip()).expanduser()
+            path = path if path.is_absolute() else self.download_dir / path
+            write_text(path, mail_text(message, contacts), overwrite=overwrite)
+            return path
+
+        return await asyncio.to_thread(run)
+
+    async def raw_message(self, message: Message) -> str:
+        """Every field the service sent for the message, as JSON (cleaned; long attachments cut)."""
+        return await asyncio.to_thread(raw_text, message)
+
+    async def readable_text(self, message: Message) -> str:
+        """The message's readable text, cleaned (what copying it gives)."""
+        return await asyncio.to_thread(message_text, message)
+
+    async def copy_to_desktop(self, text: str) -> str:
+        """``text`` to the desktop's clipboard program too, where there is one: its name, or ""
+        (:class:`ProgramFailed` if it fails)."""
+        return await asyncio.to_thread(programs.copy_to_desktop, text)

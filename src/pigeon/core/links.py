@@ -196,3 +196,29 @@ def thread_links(messages: Sequence[Message]) -> list[Link]:
         shown = next((text for text in texts if named_host(text, target) == mismatch), texts[0] if texts else "")
         links.append(Link(len(links) + 1, target, clean_line(shown, limit=200), mismatch))
     return links
+
+
+def _footnotes(messages: Sequence[Message]) -> int:
+    """How many footnotes the HTML blocks of ``messages`` have (the reader numbers them on across the thread)."""
+    return sum(
+        1
+        for message in messages
+        for block in message.content_blocks
+        if not is_attachment(block) and (block.mime_type or "").split(";")[0].strip().lower() == "text/html"
+        for _ in _links_of_block(block)
+    )
+
+
+def message_links(messages: Sequence[Message], message: Message) -> list[Link]:
+    """The links of one message of the thread, with the numbers :func:`thread_links` gives them (the reader's
+    footnote numbers): its own footnotes, then the addresses its text writes out (numbered where the thread first
+    has them)."""
+    place = next((n for n, m in enumerate(messages) if m is message or (m.id and m.id == message.id)), None)
+    if place is None:
+        return []
+    whole = thread_links(messages)
+    start, own = _footnotes(messages[:place]), _footnotes([message])
+    footnotes = whole[start : start + own]
+    written = {link.target for link in thread_links([message])[own:]} - {link.target for link in footnotes}
+    first = {link.target: link for link in reversed(whole) if link.target in written}  # (the lowest number)
+    return footnotes + sorted(first.values(), key=lambda link: link.number)

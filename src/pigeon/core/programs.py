@@ -10,13 +10,19 @@ with its scheme, so nothing taken from mail can become an option. These calls bl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from pigeon.children import child_environment
 from pigeon.core.browser import BadBrowserVariable, browser_for, system_handler
@@ -165,3 +171,138 @@ def send(command: Sequence[str], message: bytes, *, timeout: float = SEND_TIMEOU
     if done.returncode != 0:
         said = _last_line(done.stderr) or _last_line(done.stdout)
         raise ProgramFailed(f"{name} failed (exit {done.returncode}){': ' + said if said else ''}")
+
+
+# --- a message piped to a command -------------------------------------------------------------------------------
+
+PIPE_TIMEOUT = 60.0
+PIPE_OUTPUT_LIMIT = 100_000  # bytes of a piped command's output kept and shown (the rest is read and dropped)
+PIPE_LINGER = 1.0  # seconds a piped command's leftovers may hold its output open once it has exited
+
+
+@dataclass(frozen=True)
+class Piped:
+    """What a command given a message said: its exit code, its output (standard output and error, as written;
+    not cleaned) and how many bytes of it were dropped past the limit."""
+
+    code: int
+    output: str
+    dropped: int = 0
+
+
+def pipe(
+    command: Sequence[str], data: bytes, *, timeout: float = PIPE_TIMEOUT, limit: int = PIPE_OUTPUT_LIMIT
+) -> Piped:
+    """Run ``command`` with ``data`` on its standard input, away from the terminal (pipes for its input and output,
+    a session of its own) and with no secret; its output kept up to ``limit`` bytes. :class:`ProgramFailed` if it
+    cannot start or does not finish within ``timeout`` seconds (it and what it started are stopped)."""
+    name = Path(command[0]).name
+    try:
+        process = subprocess.Popen(  # noqa: S603  (the user's own command, as a list: no shell)
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=child_environment(),
+            start_new_session=True,  # no controlling terminal: it can never take the app's
+        )
+    except FileNotFoundError:
+        raise ProgramFailed(f"{clean_line(name, limit=60)} was not found") from None
+    except OSError as exc:
+        raise ProgramFailed(f"{clean_line(name, limit=60)} could not start: {exc.strerror or exc}") from None
+    assert process.stdin is not None
+    assert process.stdout is not None
+    kept = bytearray()
+    dropped = 0
+
+    def feed(stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError):  # (a command that reads nothing closes its end: that is its choice)
+            stream.write(data)
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    def drain(stream: IO[bytes]) -> None:
+        nonlocal dropped
+        while chunk := os.read(stream.fileno(), 65536):
+            room = max(limit - len(kept), 0)
+            kept.extend(chunk[:room])
+            dropped += max(len(chunk) - room, 0)
+
+    feeder = threading.Thread(target=feed, args=(process.stdin,), daemon=True)
+    reader = threading.Thread(target=drain, args=(process.stdout,), daemon=True)
+    feeder.start()
+    reader.start()
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop_group(process)
+        raise ProgramFailed(f"{clean_line(name, limit=60)} did not finish within {timeout:.0f} s; stopped") from None
+    finally:
+        reader.join(PIPE_LINGER)
+        if reader.is_alive():  # something it started still holds the output open
+            _stop_group(process)
+            reader.join()
+        process.stdout.close()
+    return Piped(code, kept.decode(errors="replace"), dropped)
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``process`` and everything in its session."""
+    killpg = getattr(os, "killpg", None)
+    try:
+        if killpg is not None:
+            killpg(process.pid, signal.SIGKILL)
+        else:  # (Windows: no process groups)
+            process.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=PIPE_LINGER)
+
+
+# --- the desktop's clipboard (where the terminal's, OSC 52, may not reach) ---------------------------------------
+
+CLIPBOARD_TIMEOUT = 5.0
+CLIPBOARD_PROGRAMS = (
+    ("WAYLAND_DISPLAY", ("wl-copy",)),
+    ("DISPLAY", ("xclip", "-selection", "clipboard")),
+    ("DISPLAY", ("xsel", "--clipboard", "--input")),
+)
+"""The clipboard programs tried, each where its display is set, in this order (``pbcopy`` on macOS)."""
+
+
+def clipboard_command() -> list[str]:
+    """The desktop's clipboard program here, or ``[]`` when there is none (over ssh, on a console)."""
+    if sys.platform == "darwin":
+        return ["pbcopy"] if shutil.which("pbcopy") else []
+    for variable, command in CLIPBOARD_PROGRAMS:
+        if os.environ.get(variable) and shutil.which(command[0]):
+            return list(command)
+    return []
+
+
+def copy_to_desktop(text: str, *, timeout: float = CLIPBOARD_TIMEOUT) -> str:
+    """Give ``text`` to the desktop's clipboard program (on its standard input, away from the terminal): the
+    program's name, or "" when there is none here; :class:`ProgramFailed` if it fails."""
+    command = clipboard_command()
+    if not command:
+        return ""
+    name = command[0]
+    try:
+        done = subprocess.run(  # noqa: S603  (a fixed command, no shell)
+            command,
+            input=text.encode(),
+            stdout=subprocess.DEVNULL,  # (not captured: xclip and wl-copy stay on to serve the clipboard)
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+            env=child_environment(),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ProgramFailed(f"{name} could not start: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise ProgramFailed(f"{name} did not finish within {timeout:.0f} s") from None
+    if done.returncode != 0:
+        raise ProgramFailed(f"{name} failed (exit {done.returncode})")
+    return name

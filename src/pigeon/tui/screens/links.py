@@ -42,14 +42,16 @@ class LinksScreen(ModalScreen[Chosen | None]):
         Binding("y", "copy", "Copy target", id="links.copy"),
     ]
 
-    def __init__(self, links: list[Link]) -> None:
+    def __init__(self, links: list[Link], title: str = "") -> None:
         super().__init__()
         self.links = links
+        self.title_text = title or f"Links ({len(links)})"
+        self.places = {str(link.number): index for index, link in enumerate(links)}
         self.typed = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog links"):
-            yield Static(Content.styled(f"Links ({len(self.links)})", "bold"), markup=False)
+            yield Static(Content.styled(self.title_text, "bold"), markup=False)
             yield OptionList(*(Option(link_line(link), id=str(n)) for n, link in enumerate(self.links)), id="links")
             yield Static(Content.styled("enter or a number opens · y copies the target · esc closes", "dim"))
 
@@ -65,20 +67,20 @@ class LinksScreen(ModalScreen[Chosen | None]):
         self.dismiss(("open", self.links[int(event.option.id or 0)]))
 
     def on_key(self, event: events.Key) -> None:
-        """Digits pick a link by its number: at once when no longer number starts with them, else on enter."""
+        """Digits pick a link by its number (the reader's footnote number): at once when no longer number starts
+        with them, else on enter."""
         if event.character is None or not event.character.isdigit():
             self.typed = ""
             return
         event.stop()
-        self.typed = (self.typed + event.character).lstrip("0")
-        number = int(self.typed or 0)
-        if not 1 <= number <= len(self.links):
-            self.typed = event.character if 1 <= int(event.character) <= len(self.links) else ""
-            number = int(self.typed or 0)
-        if number:
-            self.query_one(OptionList).highlighted = number - 1
-            if number * 10 > len(self.links):  # no link's number starts with these digits and goes on
-                self.dismiss(("open", self.links[number - 1]))
+        typed = (self.typed + event.character).lstrip("0")
+        if not any(number.startswith(typed) for number in self.places):
+            typed = event.character if any(number.startswith(event.character) for number in self.places) else ""
+        self.typed = typed
+        if typed in self.places:
+            self.query_one(OptionList).highlighted = self.places[typed]
+            if not any(number != typed and number.startswith(typed) for number in self.places):  # (none goes on)
+                self.dismiss(("open", self.links[self.places[typed]]))
 
     def action_copy(self) -> None:
         link = self.highlighted

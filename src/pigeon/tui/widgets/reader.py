@@ -242,6 +242,18 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     class ShowLinks(TextualMessage):
         """List the open thread's links."""
 
+    class ShowRaw(TextualMessage):
+        """Show every field the service sent for the message under the cursor."""
+
+    class Pipe(TextualMessage):
+        """Give the message under the cursor to a command (the screen asks which)."""
+
+    class Write(TextualMessage):
+        """Write the message under the cursor to a file (the screen asks where)."""
+
+    class Copy(TextualMessage):
+        """Copy the text of the message under the cursor."""
+
     class Step(TextualMessage):
         """Open the next (``1``) or previous (``-1``) thread of the list."""
 
@@ -317,6 +329,18 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def action_links(self) -> None:
         self.post_message(self.ShowLinks())
+
+    def action_raw(self) -> None:
+        self.post_message(self.ShowRaw())
+
+    def action_pipe(self) -> None:
+        self.post_message(self.Pipe())
+
+    def action_write(self) -> None:
+        self.post_message(self.Write())
+
+    def action_copy(self) -> None:
+        self.post_message(self.Copy())
 
     def action_step(self, delta: int) -> None:
         self.post_message(self.Step(delta))

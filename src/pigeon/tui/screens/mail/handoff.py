@@ -1,11 +1,12 @@
-"""The mail screen's hand-off part: what leaves Pigeon, all through the core. Attachments saved (``a``) or opened
-(``O``, asking first for a type that can run code), links listed and opened (``L``, asking first when a link
-misleads), and replies, forwards and new messages written in the editor (``r R f C``; the App hands the terminal
-over).
+"""The mail screen's hand-off part: what leaves Pigeon, all through the core. The attachments of the message under
+the reader's cursor saved (``a``) or opened (``O``, asking first for a type that can run code), its links listed and
+opened (``L``, asking first when a link misleads), the thread's when it has none; the message's text piped to a
+command (``|``), written to a file (``w``), copied (``y``) or shown raw (``H``); and replies, forwards and new
+messages written in the editor (``r R f C``; the App hands the terminal over).
 
-Interface: :meth:`HandOffPart.save_attachment`, :meth:`open_attachment`, :meth:`show_links`, :meth:`compose`.
-Up: :class:`~pigeon.tui.messages.BrowseInTerminal` and :class:`~pigeon.tui.messages.EditDraft`, which the App
-handles."""
+Interface: :meth:`HandOffPart.save_attachment`, :meth:`open_attachment`, :meth:`show_links`, :meth:`show_raw`,
+:meth:`pipe`, :meth:`write`, :meth:`copy`, :meth:`compose`. Up: :class:`~pigeon.tui.messages.BrowseInTerminal` and
+:class:`~pigeon.tui.messages.EditDraft`, which the App handles."""
 
 from __future__ import annotations
 
@@ -17,31 +18,51 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from pigeon.core.attachments import attachment_filename
-from pigeon.core.links import Link, thread_links
+from pigeon.core.links import Link, message_links, thread_links
 from pigeon.core.programs import NoBrowser, ProgramFailed
 from pigeon.sanitize import clean_line
 from pigeon.tui.messages import BrowseInTerminal, EditDraft
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.links import Chosen, LinksScreen
 from pigeon.tui.screens.mail.part import Part
-from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
+from pigeon.tui.screens.modals import ConfirmScreen, InputScreen, PickScreen
 from pigeon.tui.widgets.reader import Reader
 
 if TYPE_CHECKING:
-    from pigeon.models import ContentBlock
+    from pigeon.models import ContentBlock, Message
 
 
 class HandOffPart(Part):
-    """Attachments, links and drafts, handed to the user's own programs."""
+    """Attachments, links and drafts, handed to the user's own programs; a message's text to a command, a file or
+    the clipboard."""
+
+    last_command = ""
+    """The command the last message was piped to (offered again, for this session)."""
 
     # --- attachments ------------------------------------------------------------------------------------------
 
+    def _message(self) -> Message | None:
+        """The message under the reader's cursor (after a note to open a thread first, when there is none)."""
+        shown = self.screen.query_one(Reader).current_message
+        if shown is None:
+            self.screen.notify("Open a thread first.", markup=False)
+        return shown
+
     def _pick_attachment(self, verb: str, then: Callable[[ContentBlock], object]) -> None:
-        attachments = self.screen.query_one(Reader).attachments
-        if not attachments:
+        """The message's attachment (asking which, when it has several); when it has none, the thread's, saying so."""
+        reader = self.screen.query_one(Reader)
+        everyone = reader.attachments
+        if not everyone:
             self.screen.notify("This thread has no attachments.", markup=False)
             return
-        if len(attachments) == 1:
+        shown = reader.current_message
+        attachments = [
+            (m, b) for m, b in everyone if shown is not None and (m is shown or (m.id is not None and m.id == shown.id))
+        ]
+        title = f"{verb} which attachment?"
+        if not attachments:
+            attachments, title = everyone, f"This message has no attachments. {verb} which of the thread's?"
+        elif len(attachments) == 1:
             then(attachments[0][1])
             return
         items = [
@@ -55,14 +76,15 @@ class HandOffPart(Part):
             if index is not None:
                 then(attachments[index][1])
 
-        self.ask(PickScreen(f"{verb} which attachment?", items), chosen)
+        self.ask(PickScreen(title, items), chosen)
 
     def save_attachment(self) -> None:
-        """Save the open thread's attachment (asks which, when it has several)."""
+        """Save the attachment of the message under the reader's cursor (asks which, when it has several)."""
         self._pick_attachment("Save", self._save)
 
     def open_attachment(self) -> None:
-        """Open the open thread's attachment with its program (asks which, when it has several)."""
+        """Open the attachment of the message under the reader's cursor with its program (asks which, when it has
+        several)."""
         self._pick_attachment("Open", self._check_and_open)
 
     def _save(self, block: ContentBlock, overwrite: bool = False) -> None:
@@ -124,19 +146,25 @@ class HandOffPart(Part):
     # --- links ------------------------------------------------------------------------------------------------
 
     def show_links(self) -> None:
-        """List the open thread's links, to open or copy one."""
+        """List the links of the message under the reader's cursor (the thread's, when it has none), to open or
+        copy one."""
         self.run(self._show_links, group="links", description="listing the links", exclusive=True)
 
     async def _show_links(self) -> None:
         reader = self.screen.query_one(Reader)
-        if reader.thread is None:
-            self.screen.notify("Open a thread first.", markup=False)
+        shown = self._message()
+        if shown is None:
             return
-        links = await asyncio.to_thread(thread_links, list(reader.messages))
+        messages = list(reader.messages)
+        links = await asyncio.to_thread(message_links, messages, shown)
+        title = ""
+        if not links:
+            links = await asyncio.to_thread(thread_links, messages)
+            title = f"This message has no links. The thread's ({len(links)}):"
         if not links:
             self.screen.notify("This thread has no links.", markup=False)
             return
-        self.ask(LinksScreen(links), self._link_chosen)
+        self.ask(LinksScreen(links, title), self._link_chosen)
 
     def _link_chosen(self, chosen: Chosen | None) -> None:
         if chosen is None:
@@ -182,6 +210,99 @@ class HandOffPart(Part):
             self.screen.post_message(BrowseInTerminal(command, link.target))
             return
         self.screen.notify(f"Opened {clean_line(link.target, limit=300)}", markup=False, timeout=3)
+
+    # --- a message's text -----------------------------------------------------------------------------------
+
+    def show_raw(self) -> None:
+        """Every field the service sent for the message under the reader's cursor, in a screen of its own."""
+        shown = self._message()
+        if shown is not None:
+            self.run(self._show_raw, shown, group="raw", description="showing the raw message", exclusive=True)
+
+    async def _show_raw(self, message: Message) -> None:
+        from pigeon.tui.screens.message_out import RawScreen
+
+        self.screen.app.push_screen(RawScreen(await self.core.handoff.raw_message(message)))
+
+    def copy(self) -> None:
+        """The readable text of the message under the reader's cursor to the clipboard."""
+        shown = self._message()
+        if shown is not None:
+            self.run(self._copy, shown, group="copy", description="copying the message", exclusive=True)
+
+    async def _copy(self, message: Message) -> None:
+        """Through the terminal (OSC 52) and, where there is one, the desktop's clipboard program (not every
+        terminal lets a program set its clipboard)."""
+        text = await self.core.handoff.readable_text(message)
+        self.screen.app.copy_to_clipboard(text)
+        lines = len(text.splitlines())
+        self.screen.notify(f"Copied the message ({lines} line{'s' if lines != 1 else ''})", markup=False, timeout=3)
+        try:
+            await self.core.handoff.copy_to_desktop(text)
+        except ProgramFailed as exc:
+            self.screen.notify(f"Copied through the terminal only: {exc}", severity="warning", markup=False)
+
+    def pipe(self) -> None:
+        """Ask for a command (the last one given, as a start) and give it the message under the reader's cursor on
+        its standard input; what it says is shown."""
+        shown = self._message()
+        if shown is None:
+            return
+        hint = "Split into words as a shell would, run without one; the message on its standard input."
+
+        def chosen(command: str | None) -> None:
+            if command:
+                self.last_command = command
+                self.run(self._pipe, command, shown, group="pipe", description="piping the message")
+
+        self.ask(InputScreen("Pipe the message to a command", hint, self.last_command), chosen)
+
+    async def _pipe(self, command: str, message: Message) -> None:
+        from pigeon.tui.screens.message_out import PipedScreen
+
+        try:
+            piped = await self.core.handoff.pipe_message(command, message, self.screen.query_one(Reader).contacts)
+        except ProgramFailed as exc:
+            self.screen.notify(f"Could not pipe the message: {exc}", severity="error", markup=False)
+            return
+        self.screen.app.push_screen(PipedScreen(command, piped.code, piped.output, piped.dropped))
+
+    def write(self) -> None:
+        """Ask for a path (the download folder and a name from the subject, as a start) and write the message under
+        the reader's cursor there as mail text."""
+        shown = self._message()
+        if shown is None:
+            return
+        start = str(self.core.handoff.write_path(shown))
+        hint = "~ is your home folder; a name alone goes in the download folder."
+
+        def chosen(where: str | None) -> None:
+            if where:
+                self._write(where, shown)
+
+        self.ask(InputScreen("Write the message to a file", hint, start), chosen)
+
+    def _write(self, where: str, message: Message, overwrite: bool = False) -> None:
+        self.run(self._write_now, where, message, overwrite, group="write", description="writing the message")
+
+    async def _write_now(self, where: str, message: Message, overwrite: bool) -> None:
+        contacts = self.screen.query_one(Reader).contacts
+        try:
+            path = await self.core.handoff.write_message(where, message, contacts, overwrite=overwrite)
+        except FileExistsError as exc:
+            question = Content.assemble("Replace ", safe_line(exc.filename or where, style="bold"), "?")
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self._write(where, message, overwrite=True)
+
+            self.ask(ConfirmScreen(question, yes="Replace", no="Keep", safe_first=True), answer)
+            return
+        except OSError as exc:
+            said = clean_line(exc.strerror or exc)
+            self.screen.notify(f"Could not write the message: {said}", severity="error", markup=False)
+            return
+        self.screen.notify(f"Wrote {clean_line(str(path))}", markup=False, timeout=3)
 
     # --- replies ----------------------------------------------------------------------------------------------
 

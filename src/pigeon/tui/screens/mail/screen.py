@@ -217,6 +217,18 @@ class MainScreen(ReportsFailures, Screen[None]):
     def on_reader_show_links(self, event: Reader.ShowLinks) -> None:
         self.handoff.show_links()
 
+    def on_reader_show_raw(self, event: Reader.ShowRaw) -> None:
+        self.handoff.show_raw()
+
+    def on_reader_pipe(self, event: Reader.Pipe) -> None:
+        self.handoff.pipe()
+
+    def on_reader_write(self, event: Reader.Write) -> None:
+        self.handoff.write()
+
+    def on_reader_copy(self, event: Reader.Copy) -> None:
+        self.handoff.copy()
+
     def on_thread_opened(self, event: ThreadOpened) -> None:
         self.triage.mark_read(event.thread_id)
 
