@@ -74,7 +74,7 @@ def _send(drafts: Drafts, draft: MailDraft, out: TextIO) -> int:
 
 def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
     """List the drafts not sent, or send, edit or discard one."""
-    from pigeon.core.drafts import UnknownDraft
+    from pigeon.core.drafts import UnknownDraft, size_words
 
     drafts = core_of(args, online=False, local=False).handoff.drafts
     action = getattr(args, "draft_action", None) or "list"
@@ -87,6 +87,9 @@ def cmd_drafts(args: argparse.Namespace, out: TextIO) -> int:
         out.write(table(("ID", "WRITTEN", "TO", "SUBJECT"), rows) + "\n")
         for draft in waiting:  # (the command's own words, whole: a table cell would cut them)
             out.write(f"{draft.id}: {clean_line(drafts.status(draft))}\n")
+            if draft.files:
+                files = ", ".join(f"{clean_line(f.name, limit=80)} ({size_words(f.size)})" for f in draft.files)
+                out.write(f"{draft.id}: attached {files}\n")
         out.write("pigeon drafts send ID sends one again; edit ID opens it; discard ID drops it.\n")
         return EXIT_OK
     try:
