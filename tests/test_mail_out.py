@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import email
+import io
 import sys
 from email import policy
 from email.message import EmailMessage
@@ -19,6 +20,7 @@ from pigeon.core.message_ids import MAX_REFERENCES, derived_id
 from pigeon.models import Contact, ContactEmail, ContentBlock, Message, Participant, Recipient, Thread
 from pigeon.store.mail_drafts import MAX_ATTACHED_BYTES, MailDrafts
 from tests.command_line import run
+from tests.server.conftest import Service, first_thread
 from tests.test_compose import CONTACTS, INBOX, NOW, THREAD, message, script
 
 PDF = bytes(range(256)) * 40 + b"\x00\r\n\x1a end"
@@ -282,3 +284,64 @@ def test_files_need_a_send_command_and_the_draft_is_kept_when_there_is_none(tmp_
         mail.send(draft)
     assert [d.id for d in mail.all()] == [draft.id]
     assert len(mail.all()[0].files) == 2
+
+
+# --- the command line ---------------------------------------------------------------------------------------------
+
+
+def thread_with_two(running: Service) -> tuple[str, str, str]:
+    """A stored thread and its two newest messages' ids (older, newer), synced."""
+    thread_id = first_thread(running, running.alice)
+    older = running.add_message(
+        running.alice, thread_id, sender_address="ann@example.com", subject="Plan", created_at="2026-11-24T08:00:00Z"
+    )
+    newer = running.add_message(
+        running.alice, thread_id, sender_address="bob@example.com", subject="Plan", created_at="2026-11-24T09:00:00Z"
+    )
+    assert run("sync")[0] == 0
+    return thread_id, older, newer
+
+
+def test_pigeon_reply_message_answers_that_one_and_asks_before_sending(
+    running: Service, received: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    thread_id, older, _newer = thread_with_two(running)
+    monkeypatch.setattr("pigeon.cli.drafts.on_terminal", lambda: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("maybe\ne\ny\n"))
+    code, out = run("reply", thread_id, "--message", older)
+    assert code == 0, out
+    assert out.count("Send? [y]es [e]dit [p]ostpone [d]iscard") == 3  # (a word it does not know is asked again)
+    sent = email.message_from_bytes(received.read_bytes(), policy=policy.default)
+    assert sent["To"] == "ann@example.com"
+    assert sent["In-Reply-To"] == derived_id(older)
+    assert sent.get_content().count("Here it is.") == 2  # (edited twice)
+
+
+def test_postpone_keeps_and_discard_drops_and_a_message_of_another_thread_is_refused(
+    running: Service, received: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread_id, _older, _newer = thread_with_two(running)
+    monkeypatch.setattr("pigeon.cli.drafts.on_terminal", lambda: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("p\n"))
+    code, out = run("reply", thread_id)
+    (kept,) = MailDrafts().all()
+    assert code == 0
+    assert f"Kept: pigeon drafts send {kept.id}" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("d\n"))
+    assert run("drafts", "edit", kept.id)[0] == 0
+    assert MailDrafts().all() == []
+    assert not received.exists()
+    capsys.readouterr()
+    assert run("reply", thread_id, "--message", "no-such-message")[0] == 2
+    assert "'no-such-message' is not a message of this thread" in capsys.readouterr().err
+    assert MailDrafts().all() == []
+
+
+def test_pigeon_forward_attached_sends_the_message_as_message_rfc822(running: Service, received: Path) -> None:
+    thread_id, _older, newer = thread_with_two(running)
+    code, out = run("forward", thread_id, "--attached", "--send")
+    assert code == 0, out
+    sent = email.message_from_bytes(received.read_bytes(), policy=policy.default)
+    (part,) = list(sent.iter_attachments())
+    assert part.get_content_type() == "message/rfc822"
+    assert part.get_content()["Message-ID"] == derived_id(newer)
