@@ -34,7 +34,7 @@ def cli_commands() -> set[str]:
 
 def test_ids_are_unique_and_keys_do_not_collide_where_both_are_active() -> None:
     assert len(BY_ID) == len(ACTIONS)
-    for scope in ("main", "reader"):
+    for scope in ("main", "reader", "review"):
         keys: dict[str, str] = {}
         for action in ACTIONS:
             if action.key and action.scope in {scope, "app"}:

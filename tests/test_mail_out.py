@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pigeon.config import ComposeConfig, load_config
+from pigeon.config import ComposeConfig, ConfigError, load_config
 from pigeon.core.compose import BadDraft, draft_text
 from pigeon.core.drafts import AttachedTooBig, Drafts, SendFailed
 from pigeon.core.message_ids import MAX_REFERENCES, derived_id
@@ -345,3 +345,28 @@ def test_pigeon_forward_attached_sends_the_message_as_message_rfc822(running: Se
     (part,) = list(sent.iter_attachments())
     assert part.get_content_type() == "message/rfc822"
     assert part.get_content()["Message-ID"] == derived_id(newer)
+
+
+def test_the_review_shows_every_value_cleaned_to_one_line(tmp_path: Path) -> None:
+    draft = MailDrafts().write(
+        "From: me@pigeon.test\nTo: =?utf-8?q?Eve=1B[31m?= <eve@example.com>\nSubject: Hi\x1b]0;title\x07 there\n\n"
+        "line \x1b[2J one\n" + "more\n" * 20,
+        kind="new",
+    )
+    (tmp_path / "odd\x1b[1m.txt").write_bytes(b"x")
+    draft = drafts().attach_file(draft, str(tmp_path / "odd\x1b[1m.txt"))
+    shown = drafts().review(draft)
+    values = [shown.sender, shown.to, shown.cc, shown.subject, *shown.body, *(name for name, _ in shown.files)]
+    assert not any("\x1b" in v or "\x07" in v or "\n" in v for v in values)
+    assert "eve@example.com" in shown.to
+    assert len(shown.body) < 10
+
+
+def test_a_review_setting_that_is_not_true_or_false_is_one_line() -> None:
+    path = load_config().path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[compose]\nreview = "no"\n')
+    with pytest.raises(ConfigError, match=r"compose\.review: should be true or false"):
+        load_config()
+    path.write_text("[compose]\nreview = false\n")
+    assert load_config().compose.review is False

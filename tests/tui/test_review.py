@@ -200,3 +200,27 @@ async def test_a_failed_send_stays_on_the_review_with_the_reason_and_keeps_the_d
         assert isinstance(app.screen, ReviewScreen)
         (kept,) = MailDrafts().all()
         assert f"pigeon drafts send {kept.id}" in said(app)
+
+
+async def test_F_forwards_the_message_as_an_attached_message(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    received, command = programs(tmp_path, monkeypatch)
+    newest_with(service, subject="Lunch?")
+    app = app_with(service, command)
+    async with app.run_test(size=SIZE) as pilot:
+        await synced(pilot, app)
+        await pilot.press("F")
+        await settle(pilot, app, lambda: isinstance(app.screen, ReviewScreen) and "Lunch?.eml" in screen_text(app))
+        review = on_screen(app, ReviewScreen)
+        assert "Subject: Fwd: Lunch?" in screen_text(app)
+        await pilot.press("t")
+        await settle(pilot, app, lambda: bool(review.query("#review-input")))
+        review.query_one("#review-input", Input).value = "dan@example.com"
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: "To:      dan@example.com" in screen_text(app))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: received.exists())
+        (part,) = list(parsed(received).iter_attachments())
+        assert part.get_content_type() == "message/rfc822"
+        assert part.get_content()["Subject"] == "Lunch?"

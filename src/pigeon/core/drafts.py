@@ -53,7 +53,7 @@ __all__ = [
     "UnknownDraft",
     "size_words",
 ]
-REVIEW_LINES = 8
+REVIEW_LINES = 6
 """How many lines of the body the review shows."""
 
 SENT_AS_WRITTEN = {"text/plain"}

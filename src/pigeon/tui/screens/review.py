@@ -13,7 +13,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from pigeon.core.compose import BadDraft
 from pigeon.core.drafts import AttachedTooBig, MailDraft, Review, SendFailed, UnknownDraft
@@ -22,6 +22,7 @@ from pigeon.sanitize import clean_line
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
+from pigeon.tui.widgets.key_bar import KeyBar
 
 Outcome = str
 
@@ -30,12 +31,18 @@ class ReviewScreen(ModalScreen[Outcome]):
     """A draft shown before it goes; the user sends, edits, changes or keeps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("review")
+    DEFAULT_CSS = """
+    ReviewScreen .dialog.review { width: 100; max-width: 100%; }
+    ReviewScreen #review-files, ReviewScreen #review-body { margin: 1 0 0 0; height: auto; }
+    ReviewScreen #review-said, ReviewScreen #review-field { height: auto; }
+    """
 
     def __init__(self, core: MailCore, draft: MailDraft) -> None:
         super().__init__()
         self.core = core
         self.draft = draft
         self.shown: Review | None = None
+        self.sending = False
         self.typing = ""
         """What the open field changes: ``To``, ``Cc``, ``attach``; empty when none is open."""
 
@@ -47,7 +54,7 @@ class ReviewScreen(ModalScreen[Outcome]):
             yield Static("", id="review-body", markup=False)
             yield Static("", id="review-said", markup=False)
             yield Vertical(id="review-field")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.show_draft()
@@ -94,20 +101,24 @@ class ReviewScreen(ModalScreen[Outcome]):
     # --- the keys ---------------------------------------------------------------------------------------------
 
     def action_send(self) -> None:
-        self.run_worker(self._send_now(), group="review-send", exclusive=True, exit_on_error=False)
+        if not self.sending:  # (a second y while the first is on its way sends nothing twice)
+            self.sending = True
+            self.run_worker(self._send_now(), group="review-send", exit_on_error=False)
 
     async def _send_now(self) -> None:
         self.say("Sending...", error=False)
         try:
             said = await self.core.handoff.send(self.draft)
         except SendFailed as exc:
+            self.sending = False
             self.say(str(exc))
             return
         self.notify(said, markup=False)
         self.dismiss("sent")
 
     def action_edit(self) -> None:
-        self.dismiss("edit")
+        if not self.sending:
+            self.dismiss("edit")
 
     def action_postpone(self) -> None:
         self.notify(f"Kept in drafts: pigeon drafts ({self.draft.id})", markup=False)
