@@ -370,3 +370,13 @@ def test_a_review_setting_that_is_not_true_or_false_is_one_line() -> None:
         load_config()
     path.write_text("[compose]\nreview = false\n")
     assert load_config().compose.review is False
+
+
+def test_sending_a_draft_discarded_meanwhile_says_so_and_leaves_nothing_behind(received: Path) -> None:
+    mail = drafts()
+    draft = mail.start("forward", THREAD, [with_files()], [INBOX], CONTACTS)
+    MailDrafts().discard(draft)
+    with pytest.raises(SendFailed, match="is gone"):
+        mail.send(draft)
+    assert list(MailDrafts().folder.iterdir()) == []
+    assert not received.exists()

@@ -147,6 +147,9 @@ class Drafts:
         command = self.config.compose.send_command
         try:
             draft = self.stored.get(draft.id)  # (as kept now: the review may have changed its files)
+        except UnknownDraft:
+            raise SendFailed(f"Not sent: the draft {draft.id} is gone from {self.folder}") from None
+        try:
             try:
                 text = self.stored.text(draft)
             except DraftTooBig as exc:
@@ -171,7 +174,7 @@ class Drafts:
                         f"or open_command in [ui] for the mailto: link, which could not be opened: {exc}"
                     ) from None
                 said = "Handed to the mail program (no send_command in [compose])."
-        except (BadDraft, ProgramFailed, AttachedTooBig, UnknownDraft, OSError) as exc:
+        except (BadDraft, ProgramFailed, AttachedTooBig, OSError) as exc:
             reason = clean_line(str(exc), limit=300)
             with contextlib.suppress(OSError):  # (the draft itself is what must not be lost)
                 self.stored.note_failure(draft, reason)
@@ -192,10 +195,14 @@ class Drafts:
         except DraftTooBig as exc:
             text = self.stored.headers(draft) + "\n" + too_big_words(int(exc.args[0]), draft.id)
         head, _, body = text.replace("\r\n", "\n").partition("\n\n")
-        headers = Parser(policy=policy.compat32).parsestr(head + "\n\n", headersonly=True)
+        headers = Parser(policy=policy.default).parsestr(head + "\n\n", headersonly=True)
 
         def header(name: str) -> str:
-            return clean_line(" ".join(str(headers.get(name, "") or "").split()), limit=300)
+            try:
+                value = str(headers.get(name, "") or "")  # (encoded words decoded, as a mail program shows them)
+            except (ValueError, IndexError, TypeError):  # (a header the email package cannot read: as written)
+                value = next((str(v) for k, v in headers.raw_items() if k.lower() == name.lower()), "")
+            return clean_line(" ".join(value.split()), limit=300)
 
         lines = tuple(clean_line(line, limit=200) for line in body.strip("\n").split("\n")[:REVIEW_LINES])
         files = tuple((clean_line(f.name, limit=80), f.size) for f in draft.files)
