@@ -18,7 +18,7 @@ from pigeon.core.compose import BadDraft, draft_text
 from pigeon.core.drafts import AttachedTooBig, Drafts, SendFailed
 from pigeon.core.message_ids import MAX_REFERENCES, derived_id
 from pigeon.models import Contact, ContactEmail, ContentBlock, Message, Participant, Recipient, Thread
-from pigeon.store.mail_drafts import MAX_ATTACHED_BYTES, MailDrafts
+from pigeon.store.mail_drafts import MAX_ATTACHED_BYTES, MailDrafts, NewFile
 from tests.command_line import run
 from tests.server.conftest import Service, first_thread
 from tests.test_compose import CONTACTS, INBOX, NOW, THREAD, message, script
@@ -211,6 +211,11 @@ def test_a_hostile_note_cannot_name_a_file_outside_the_draft(tmp_path: Path) -> 
     note = draft.path.with_suffix(".json")
     note.write_text(f'{{"kind": "new", "files": [{{"name": "s", "part": "{secret}"}}, {{"part": "../x.0.part"}}]}}')
     assert MailDrafts().get(draft.id).files == ()
+    MailDrafts().attach(draft, NewFile("a.txt", "text/plain", b"hi"))
+    note.write_text(f'{{"kind": "new", "files": [{{"name": "a\\r\\nBcc: evil@x", "part": "{draft.id}.0.part"}}]}}')
+    (kept,) = MailDrafts().get(draft.id).files
+    assert "\n" not in kept.name
+    assert "\r" not in kept.name
 
 
 # --- reply-all and the user's own addresses -----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from pigeon import locations
 from pigeon.files import write_private
+from pigeon.sanitize import clean_line
 
 _SAFE_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
 _PART = re.compile(r"^([0-9]{8}-[0-9]{6}-[0-9a-f]{6})\.([0-9]{1,4})\.part$")
@@ -202,7 +203,7 @@ class MailDrafts:
             except OSError:
                 size = -1
             if size >= 0:
-                name = str(entry.get("name") or "attachment")
+                name = clean_line(str(entry.get("name") or ""), limit=240) or "attachment"  # (it becomes a header)
                 found.append(DraftFile(name, mime_type(str(entry.get("mime", ""))), path, size))
         return tuple(found)
 
@@ -214,11 +215,14 @@ class MailDrafts:
         try:
             with about.open("rb") as note:  # (a note is a few hundred bytes; a bigger one is not Pigeon's)
                 data = json.loads(note.read(HEADER_BYTES))
-            saved = datetime.fromisoformat(str(data.get("saved_at")))
-        except (OSError, ValueError, TypeError, AttributeError):  # a lost or damaged note: the message is what counts
-            data, saved = {}, datetime.fromtimestamp(eml.stat().st_mtime, UTC)
+        except (OSError, ValueError):  # a lost or damaged note: the message is what counts
+            data = {}
         if not isinstance(data, dict):
             data = {}
+        try:  # (what of the note can be read is kept: a bad time does not lose the files)
+            saved = datetime.fromisoformat(str(data.get("saved_at")))
+        except (ValueError, TypeError):
+            saved = datetime.fromtimestamp(eml.stat().st_mtime, UTC)
         return MailDraft(
             draft_id,
             eml,
