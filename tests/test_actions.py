@@ -15,11 +15,12 @@ from pigeon.store.triage import Change
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.screens.mail import MainScreen
+from pigeon.tui.screens.review import ReviewScreen
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import make_service
 from tests.tui.conftest import SIZE, pigeon_for
 
-HOLDERS: dict[str, type[DOMNode]] = {"app": PigeonApp, "main": MainScreen, "reader": Reader}
+HOLDERS: dict[str, type[DOMNode]] = {"app": PigeonApp, "main": MainScreen, "reader": Reader, "review": ReviewScreen}
 
 
 def cli_commands() -> set[str]:
@@ -33,7 +34,7 @@ def cli_commands() -> set[str]:
 
 def test_ids_are_unique_and_keys_do_not_collide_where_both_are_active() -> None:
     assert len(BY_ID) == len(ACTIONS)
-    for scope in ("main", "reader"):
+    for scope in ("main", "reader", "review"):
         keys: dict[str, str] = {}
         for action in ACTIONS:
             if action.key and action.scope in {scope, "app"}:

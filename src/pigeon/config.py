@@ -21,6 +21,7 @@ Precedence, strongest first: flags (``--profile``, ``--base-url``), environment 
 
     [compose]
     send_command = ["msmtp", "-t"]   # the message on standard input; none: a mailto: link to the system handler
+    review = true                    # after the editor, review the draft before it goes (false: send at once)
 """
 
 from __future__ import annotations
@@ -196,13 +197,18 @@ class UIConfig:
 class ComposeConfig:
     """How replies leave: ``send_command``, a program and its arguments that reads a whole RFC 5322 message on
     standard input (``["msmtp", "-t"]``, ``["sendmail", "-t"]``); without one a reply opens as a ``mailto:`` link
-    in the system's mail handler."""
+    in the system's mail handler. ``review``: after the editor, show the draft to send, edit again, attach,
+    postpone or discard it (false: it is sent at once)."""
 
     send_command: list[str] = field(default_factory=list)
+    review: bool = True
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ComposeConfig:
-        return cls(send_command=_command(data, "send_command", "compose."))
+        review = data.get("review", True)
+        if not isinstance(review, bool):
+            raise ValueError("compose.review: should be true or false")
+        return cls(send_command=_command(data, "send_command", "compose."), review=review)
 
 
 @dataclass

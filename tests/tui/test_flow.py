@@ -315,7 +315,7 @@ def programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, fail: bool = Fa
     return received, [sys.executable, str(sender)]
 
 
-async def test_r_hands_a_reply_to_the_editor_and_the_send_command(
+async def test_r_hands_a_reply_to_the_editor_and_with_review_off_to_the_send_command_at_once(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     received, command = programs(tmp_path, monkeypatch)
@@ -325,7 +325,7 @@ async def test_r_hands_a_reply_to_the_editor_and_the_send_command(
         content_blocks=[{"type": "CONTENT_TYPE_TEXT", "mime_type": "text/plain", "content": "Noon?"}],
     )
     config = load_config(base_url=BASE)
-    config.settings.compose = ComposeConfig(send_command=command)
+    config.settings.compose = ComposeConfig(send_command=command, review=False)
     app = pigeon_for(service, config=config)
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
@@ -348,7 +348,7 @@ async def test_a_failed_send_keeps_the_draft_and_says_why(
 ) -> None:
     _received, command = programs(tmp_path, monkeypatch, fail=True)
     config = load_config(base_url=BASE)
-    config.settings.compose = ComposeConfig(send_command=command)
+    config.settings.compose = ComposeConfig(send_command=command, review=False)
     app = pigeon_for(service, config=config)
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:

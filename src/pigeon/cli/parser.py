@@ -219,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
         compose.set_defaults(action_id=action.id)
         if action.compose != "new":
             compose.add_argument("thread", metavar="THREAD", help="a thread id, or a unique beginning of one")
+            compose.add_argument("--message", metavar="ID", help="the thread's message to answer (default: the latest)")
+        if action.compose == "forward":
+            compose.add_argument("--attached", action="store_true", help="the message as an attached file")
+        compose.add_argument("--send", action="store_true", help="send after the editor without asking")
     drafts = add(commands, "drafts", cmd_drafts, "list the replies not sent yet; send, edit or discard one")
     draft_actions = drafts.add_subparsers(dest="draft_action", metavar="ACTION", parser_class=_Parser)
     for name, help_text in (
@@ -228,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         one = add(draft_actions, name, cmd_drafts, help_text)
         one.add_argument("draft_id", metavar="ID", help="a draft id, or a unique beginning of one")
+        if name == "edit":
+            one.add_argument("--send", action="store_true", help="send after the editor without asking")
 
     inboxes = commands.add_parser("inboxes", help="list or create inboxes").add_subparsers(
         dest="action", metavar="ACTION", required=True, parser_class=_Parser

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pigeon.store.triage import Change
 
-Scope = Literal["app", "main", "reader"]
-"""Where an action runs: anywhere (the app), on the mail screen, or in the reader."""
+Scope = Literal["app", "main", "reader", "review"]
+"""Where an action runs: anywhere (the app), on the mail screen, in the reader, or on the review of a draft."""
 
 Op = Literal["read", "star", "done", "snooze", "mute", "label"]
 """The store's triage operations."""
@@ -47,7 +47,7 @@ class Action:
     on: bool | None = None
     verbs: tuple[Verb, ...] = field(default=())
     compose: str | None = None
-    """The draft a hand-off action writes: ``reply``, ``reply_all``, ``forward`` or ``new``."""
+    """The draft a hand-off action writes: ``reply``, ``reply_all``, ``forward``, ``forward_attached`` or ``new``."""
 
 
 def _triage(
@@ -67,6 +67,11 @@ def _compose(kind: str, title: str, help_text: str, key: str, verb: str, *, show
         compose=kind,
         verbs=(Verb(verb, f"{help_text[0].lower()}{help_text[1:]} (in $EDITOR, then the send command)"),),
     )
+
+
+def _review(ident: str, title: str, help_text: str, key: str, invoke: str, *, show: bool = True) -> Action:
+    # (the review is its own screen: its keys are not offered in the mail screen's palette)
+    return Action(f"review.{ident}", title, help_text, key, invoke, scope="review", show=show, palette=False)
 
 
 def _view(key: str, view: str, title: str) -> Action:
@@ -170,6 +175,9 @@ ACTIONS: tuple[Action, ...] = (
     _compose("reply_all", "Reply all", "Reply to everyone on the message", "R", "reply-all"),
     _compose("forward", "Forward", "Forward the message", "f", "forward"),
     _compose("new", "Compose", "Write a new message", "C", "compose"),
+    _compose(
+        "forward_attached", "Forward as attachment", "Forward the message as an attached file", "F", "forward-attached"
+    ),
     _view("1", "inbox", "Inbox"),
     _view("2", "unread", "Unread"),
     _view("3", "starred", "Starred"),
@@ -202,6 +210,16 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action("reader.write", "Write to file", "Write the message as mail text to a file", "w", "write", "reader", False),
     Action("reader.copy", "Copy", "Copy the message's text to the clipboard", "y", "copy", "reader", False),
+    # the review of a draft, after the editor
+    _review("send", "Send", "Send the message now", "y", "send"),
+    _review("edit", "Edit", "Edit the draft again", "e", "edit"),
+    _review("to", "To", "Change the To addresses", "t", "addresses('To')"),
+    _review("cc", "Cc", "Change the Cc addresses", "c", "addresses('Cc')"),
+    _review("attach", "Attach", "Attach a file (type its path)", "a", "attach"),
+    _review("detach", "Remove file", "Remove an attached file", "x", "detach"),
+    _review("postpone", "Postpone", "Keep the draft for later (pigeon drafts)", "p", "postpone"),
+    _review("discard", "Discard", "Drop the draft (asks first)", "d", "discard"),
+    _review("back", "Back", "Close the field typed in; else postpone", "escape", "back", show=False),
 )
 
 BY_ID: Mapping[str, Action] = MappingProxyType({action.id: action for action in ACTIONS})

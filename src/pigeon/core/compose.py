@@ -15,18 +15,21 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from pigeon.core.attachments import is_attachment, sequence_of
+from pigeon.core.message_ids import threading_headers
 from pigeon.sanitize import clean, clean_line
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
 
     from pigeon.models import Contact, Inbox, Message, Thread
+    from pigeon.store.mail_drafts import NewFile
 
 # The email package loads when a draft is written or sent, not at start-up: the CLI's parser and the app import
 # this module, and loading the package would delay the first frame.
 
-Kind = Literal["reply", "reply_all", "forward", "new"]
-KINDS: tuple[Kind, ...] = ("reply", "reply_all", "forward", "new")
+Kind = Literal["reply", "reply_all", "forward", "forward_attached", "new"]
+KINDS: tuple[Kind, ...] = ("reply", "reply_all", "forward", "forward_attached", "new")
+FORWARDS = ("forward", "forward_attached")
 ADDRESS_HEADERS = ("From", "To", "Cc", "Bcc", "Reply-To")
 KEPT_HEADERS = (*ADDRESS_HEADERS, "Subject", "In-Reply-To", "References")
 
@@ -70,7 +73,7 @@ def _contact_address(contact: Contact | None) -> str:
     return next((e.email for e in contact.emails if e.email), "")
 
 
-def _sender(message: Message, contacts: dict[str, Contact]) -> str:
+def sender_of(message: Message, contacts: dict[str, Contact]) -> str:
     sender = message.sender
     if sender is None:
         return ""
@@ -80,7 +83,7 @@ def _sender(message: Message, contacts: dict[str, Contact]) -> str:
     return _address(name or (contact.name if contact else ""), address)
 
 
-def _recipients(message: Message, contacts: dict[str, Contact], kinds: set[str]) -> list[str]:
+def recipients_of(message: Message, contacts: dict[str, Contact], kinds: set[str]) -> list[str]:
     found = []
     for recipient in message.recipients:
         kind = str(recipient.type or "RECIPIENT_TYPE_TO").removeprefix("RECIPIENT_TYPE_")
@@ -92,6 +95,19 @@ def _recipients(message: Message, contacts: dict[str, Contact], kinds: set[str])
         if written:
             found.append(written)
     return found
+
+
+def own_addresses(inboxes: Sequence[Inbox], thread: Thread | None, contacts: dict[str, Contact]) -> set[str]:
+    """The user's own addresses, lower-cased: every inbox's, and the emails of the contact the thread names as its
+    owner participant (a reply-all leaves them out)."""
+    from pigeon.models import ParticipantRole
+
+    own = {i.email.lower() for i in inboxes if i.email}
+    for participant in thread.participants if thread else []:
+        contact = contacts.get(participant.contact_id or "")
+        if participant.role == ParticipantRole.OWNER and contact is not None:
+            own |= {e.email.lower() for e in contact.emails if e.email}
+    return own
 
 
 def _bare(written: str) -> str:
@@ -153,40 +169,46 @@ def draft_text(
     *,
     inbox_id: str | None = None,
     message_id: str | None = None,
+    left_out: Sequence[str] = (),
 ) -> str:
-    """The draft the editor opens: headers, a blank line, the body (quoted text under an attribution line). It
-    answers the message ``message_id`` of ``messages`` when given (see :func:`answered`)."""
+    """The draft the editor opens: headers (a reply's threading headers among them), a blank line, the body
+    (quoted text under an attribution line). It answers the message ``message_id`` of ``messages`` when given (see
+    :func:`answered`); a forward names the files ``left_out`` (over the size limit)."""
     from pigeon.models import MessageDirection
 
     message = answered(messages, message_id) if kind != "new" else None
     where = (message.inbox_id if message else None) or (thread.inbox_id if thread else None) or inbox_id
     inbox = next((i for i in inboxes if i.id == where), inboxes[0] if inboxes else None)
-    own = {i.email.lower() for i in inboxes}
+    own = own_addresses(inboxes, thread, contacts)
     sender = _address(inbox.display_name or "", inbox.email) if inbox else ""
     to: list[str] = []
     cc: list[str] = []
     subject = ""
     body = ""
+    threading: list[str] = []
     if message is not None:
         outbound = message.direction == MessageDirection.OUTBOUND
         base = base_subject(message.subject or (thread.subject if thread else ""))
-        if kind == "forward":
+        if kind in FORWARDS:
             subject = f"Fwd: {base}" if base else "Fwd:"
-            body = _forwarded(message, contacts)
+            body = _forwarded(message, contacts, left_out) if kind == "forward" else f"\n{_left_out(left_out)}"
         else:
+            in_reply_to, references = threading_headers(message, messages)
+            if in_reply_to:
+                threading = [f"In-Reply-To: {in_reply_to}", f"References: {references}"]
             subject = f"Re: {base}" if base else "Re:"
-            listed = _recipients(message, contacts, {"TO", "UNSPECIFIED"})
+            listed = recipients_of(message, contacts, {"TO", "UNSPECIFIED"})
             # (a reply to what the user sent goes to the same people again)
-            to = listed if outbound else [_sender(message, contacts), *(listed if kind == "reply_all" else [])]
+            to = listed if outbound else [sender_of(message, contacts), *(listed if kind == "reply_all" else [])]
             if kind == "reply_all":
-                cc = _recipients(message, contacts, {"CC"})
+                cc = recipients_of(message, contacts, {"CC"})
             to = _unique(to, own) or _unique(to, set())  # (a message to oneself is answered to oneself)
             cc = _unique(cc, own | {_bare(a) for a in to})
             body = _quoted(message, contacts)
     lines = [f"From: {sender}", f"To: {', '.join(to)}"]
     if cc:
         lines.append(f"Cc: {', '.join(cc)}")
-    lines += [f"Subject: {subject}", "", body]
+    lines += [f"Subject: {subject}", *threading, "", body]
     return "\n".join(lines)
 
 
@@ -195,36 +217,45 @@ def _when(message: Message) -> str:
 
 
 def _quoted(message: Message, contacts: dict[str, Contact]) -> str:
-    who = _sender(message, contacts) or "someone"
+    who = sender_of(message, contacts) or "someone"
     quoted = "\n".join(f"> {line}" if line else ">" for line in message_text(message).splitlines())
     return f"\n\nOn {_when(message)}, {who} wrote:\n{quoted}\n"
 
 
-def _forwarded(message: Message, contacts: dict[str, Contact]) -> str:
-    files = [b for b in message.content_blocks if is_attachment(b)]
+def _forwarded(message: Message, contacts: dict[str, Contact], left_out: Sequence[str]) -> str:
     lines = [
         "",
         "",
         "---------- Forwarded message ----------",
-        f"From: {_sender(message, contacts)}",
+        f"From: {sender_of(message, contacts)}",
         f"Date: {_when(message)}",
         f"Subject: {clean_line(message.subject or '')}",
-        f"To: {', '.join(_recipients(message, contacts, {'TO', 'UNSPECIFIED'}))}",
+        f"To: {', '.join(recipients_of(message, contacts, {'TO', 'UNSPECIFIED'}))}",
         "",
         message_text(message),
     ]
-    if files:
-        lines += ["", f"({len(files)} attachment{'s' if len(files) != 1 else ''} not included: save with a, attach)"]
+    if left_out:
+        lines += ["", _left_out(left_out)]
     return "\n".join(lines) + "\n"
+
+
+def _left_out(names: Sequence[str]) -> str:
+    if not names:
+        return ""
+    listed = ", ".join(clean_line(name, limit=60) for name in names)
+    return f"(not attached, over the size limit: {listed}; save with a, send from your mail program)\n"
 
 
 # --- the edited draft -------------------------------------------------------------------------------------------
 
 
-def message_to_send(text: str, *, now: datetime, needs_recipient: bool = True) -> EmailMessage:
+def message_to_send(
+    text: str, *, now: datetime, needs_recipient: bool = True, files: Sequence[NewFile] = ()
+) -> EmailMessage:
     """The message to send from an edited draft: its headers as the user left them (From, To, Cc, Bcc, Reply-To,
-    Subject and threading headers), a date, a message id and the body as UTF-8 text. :class:`BadDraft` when it
-    names nobody to send to (if ``needs_recipient``) or an address cannot be read."""
+    Subject and threading headers), a date, a message id and the body as UTF-8 text, then ``files`` as MIME parts
+    (a ``message/rfc822`` one as a message). :class:`BadDraft` when it names nobody to send to (if
+    ``needs_recipient``) or an address cannot be read."""
     from email import policy
     from email.message import EmailMessage
     from email.parser import Parser
@@ -246,7 +277,45 @@ def message_to_send(text: str, *, now: datetime, needs_recipient: bool = True) -
     domain = _parse(str(out.get("From", "")))[1].rpartition("@")[2] or None
     out["Message-ID"] = make_msgid(domain=domain)
     out.set_content(body if isinstance(body, str) else "", charset="utf-8")
+    for file in files:
+        _attach(out, file)
     return out
+
+
+def _attach(out: EmailMessage, file: NewFile) -> None:
+    from email import message_from_bytes, policy
+
+    maintype, _, subtype = file.mime.partition("/")
+    if file.mime == "message/rfc822":
+        out.add_attachment(message_from_bytes(file.data, policy=policy.default), filename=file.name)
+    else:
+        out.add_attachment(file.data, maintype=maintype, subtype=subtype, filename=file.name)
+
+
+def with_addresses(text: str, name: str, value: str) -> str:
+    """The draft ``text`` with its header ``name`` (To, Cc) set to the addresses of ``value``, each written by the
+    email package; an empty ``value`` empties To and removes Cc. :class:`BadDraft` naming an address that cannot
+    be read."""
+    from email.utils import getaddresses
+
+    written = []
+    for shown, address in getaddresses([clean_line(value)]):
+        one = _address(shown, address)
+        if not one:
+            raise BadDraft(f"{clean_line(address or shown or value, limit=80)!r} is not an address")
+        written.append(one)
+    head, _, body = text.replace("\r\n", "\n").partition("\n\n")
+    kept, skipping = [], False
+    for line in head.split("\n"):
+        if skipping and line[:1] in {" ", "\t"}:  # (the rest of a folded header)
+            continue
+        skipping = line.partition(":")[0].strip().lower() == name.lower()
+        if not skipping:
+            kept.append(line)
+    if written or name == "To":
+        after = next((n + 1 for n, line in enumerate(kept) if line.lower().startswith("to:")), min(1, len(kept)))
+        kept.insert(min(1, len(kept)) if name == "To" else after, f"{name}: {', '.join(written)}")
+    return "\n".join(kept) + "\n\n" + body
 
 
 def mailto_url(message: EmailMessage) -> str:

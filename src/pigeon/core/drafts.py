@@ -15,15 +15,46 @@ from typing import TYPE_CHECKING
 
 from pigeon.config import Config
 from pigeon.core import programs
-from pigeon.core.compose import BadDraft, Kind, draft_text, mailto_url, message_to_send
+from pigeon.core.compose import (
+    FORWARDS,
+    BadDraft,
+    Kind,
+    answered,
+    draft_text,
+    mailto_url,
+    message_to_send,
+    with_addresses,
+)
 from pigeon.core.programs import ProgramFailed
 from pigeon.sanitize import clean_line
-from pigeon.store.mail_drafts import MAX_DRAFT_BYTES, DraftTooBig, MailDraft, MailDrafts, UnknownDraft
+from pigeon.store.mail_drafts import (
+    MAX_ATTACHED_BYTES,
+    MAX_DRAFT_BYTES,
+    AttachedTooBig,
+    DraftTooBig,
+    MailDraft,
+    MailDrafts,
+    NewFile,
+    UnknownDraft,
+    size_words,
+)
 
 if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread
 
-__all__ = ["MAX_DRAFT_BYTES", "Drafts", "Edited", "MailDraft", "SendFailed", "UnknownDraft"]
+__all__ = [
+    "MAX_DRAFT_BYTES",
+    "AttachedTooBig",
+    "Drafts",
+    "Edited",
+    "MailDraft",
+    "Review",
+    "SendFailed",
+    "UnknownDraft",
+    "size_words",
+]
+REVIEW_LINES = 6
+"""How many lines of the body the review shows."""
 
 SENT_AS_WRITTEN = {"text/plain"}
 PLAIN_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
@@ -32,6 +63,19 @@ PLAIN_ENCODINGS = {"7bit", "8bit", "binary"}
 
 class SendFailed(Exception):
     """The message did not leave; the draft is kept (the message says why, and where)."""
+
+
+@dataclass(frozen=True)
+class Review:
+    """What the review step shows of a draft, every value cleaned to one line."""
+
+    sender: str
+    to: str
+    cc: str
+    subject: str
+    body: tuple[str, ...]
+    files: tuple[tuple[str, int], ...]
+    """Each attached file's name and size in bytes."""
 
 
 @dataclass(frozen=True)
@@ -64,9 +108,24 @@ class Drafts:
         message_id: str | None = None,
     ) -> MailDraft:
         """Write the draft of a reply (all), forward or new message (to the message ``message_id`` when given),
-        kept until it is sent."""
-        text = draft_text(kind, thread, messages, inboxes, contacts, inbox_id=inbox_id, message_id=message_id)
-        return self.stored.write(text, kind=kind, thread_id=(thread.id or "") if thread else "", now=self.clock())
+        kept until it is sent. A forward carries the message's files (as many as the limit allows; the others are
+        named in the body), a forward as attachment the message itself."""
+        from pigeon.core.forwarding import as_rfc822, files_of
+
+        files: list[NewFile] = []
+        left_out: list[str] = []
+        message = answered(messages, message_id) if kind in FORWARDS else None
+        if message is not None:
+            for file in files_of(message) if kind == "forward" else [as_rfc822(message, contacts)]:
+                if sum(len(f.data) for f in files) + len(file.data) <= MAX_ATTACHED_BYTES:
+                    files.append(file)
+                else:
+                    left_out.append(file.name)
+        text = draft_text(
+            kind, thread, messages, inboxes, contacts, inbox_id=inbox_id, message_id=message_id, left_out=left_out
+        )
+        thread_id = (thread.id or "") if thread else ""
+        return self.stored.write(text, kind=kind, thread_id=thread_id, now=self.clock(), files=files)
 
     def edit(self, draft: MailDraft, *, drop_unchanged: bool = True) -> Edited:
         """Open the draft in the user's editor (in this terminal: the caller has handed it over) and wait. A new
@@ -87,12 +146,22 @@ class Drafts:
         reason noted for ``pigeon drafts``) if it could not be."""
         command = self.config.compose.send_command
         try:
+            draft = self.stored.get(draft.id)  # (as kept now: the review may have changed its files)
+        except UnknownDraft:
+            raise SendFailed(f"Not sent: the draft {draft.id} is gone from {self.folder}") from None
+        try:
             try:
                 text = self.stored.text(draft)
             except DraftTooBig as exc:
                 raise BadDraft(too_big_words(int(exc.args[0]), draft.id)) from None
             refuse_unsendable(text)
-            message = message_to_send(text, now=self.clock(), needs_recipient=bool(command))
+            if draft.files and not command:
+                raise BadDraft(
+                    'a mailto: link cannot carry files: set send_command in the [compose] table (e.g. ["msmtp", '
+                    '"-t"]), or remove the attached files'
+                )
+            files = [NewFile(f.name, f.mime, self.stored.file_bytes(f)) for f in draft.files]
+            message = message_to_send(text, now=self.clock(), needs_recipient=bool(command), files=files)
             if command:
                 programs.send(command, message.as_bytes())
                 said = f"Sent with {clean_line(Path(command[0]).name, limit=40)}."
@@ -105,13 +174,85 @@ class Drafts:
                         f"or open_command in [ui] for the mailto: link, which could not be opened: {exc}"
                     ) from None
                 said = "Handed to the mail program (no send_command in [compose])."
-        except (BadDraft, ProgramFailed, OSError) as exc:
+        except (BadDraft, ProgramFailed, AttachedTooBig, OSError) as exc:
             reason = clean_line(str(exc), limit=300)
             with contextlib.suppress(OSError):  # (the draft itself is what must not be lost)
                 self.stored.note_failure(draft, reason)
             raise SendFailed(f"Not sent: {reason}. The draft is kept: pigeon drafts send {draft.id}") from None
         self.stored.discard(draft)
         return said
+
+    # --- the review: what it shows and what it changes ------------------------------------------------------------
+
+    def review(self, draft: MailDraft) -> Review:
+        """What the review shows of ``draft`` as kept now. :class:`UnknownDraft` if it is gone; ``OSError``."""
+        from email import policy
+        from email.parser import Parser
+
+        draft = self.stored.get(draft.id)
+        try:
+            text = self.stored.text(draft)
+        except DraftTooBig as exc:
+            text = self.stored.headers(draft) + "\n" + too_big_words(int(exc.args[0]), draft.id)
+        head, _, body = text.replace("\r\n", "\n").partition("\n\n")
+        headers = Parser(policy=policy.default).parsestr(head + "\n\n", headersonly=True)
+
+        def header(name: str) -> str:
+            try:
+                value = str(headers.get(name, "") or "")  # (encoded words decoded, as a mail program shows them)
+            except (ValueError, IndexError, TypeError):  # (a header the email package cannot read: as written)
+                value = next((str(v) for k, v in headers.raw_items() if k.lower() == name.lower()), "")
+            return clean_line(" ".join(value.split()), limit=300)
+
+        lines = tuple(clean_line(line, limit=200) for line in body.strip("\n").split("\n")[:REVIEW_LINES])
+        files = tuple((clean_line(f.name, limit=80), f.size) for f in draft.files)
+        return Review(header("From"), header("To"), header("Cc"), header("Subject"), lines, files)
+
+    def set_addresses(self, draft: MailDraft, name: str, value: str) -> None:
+        """Set the draft's To or Cc to the addresses of ``value``; :class:`BadDraft` (nothing changed) when one
+        cannot be read."""
+        if name not in {"To", "Cc"}:
+            raise ValueError(name)
+        try:
+            text = self.stored.text(draft)
+        except DraftTooBig as exc:
+            raise BadDraft(too_big_words(int(exc.args[0]), draft.id)) from None
+        self.stored.rewrite(draft, with_addresses(text, name, value))
+
+    def attach_file(self, draft: MailDraft, typed: str) -> MailDraft:
+        """The draft with the file at the path ``typed`` attached: it must be there, a regular file this user can
+        read, within the limit. :class:`AttachedTooBig` or ``OSError`` (a one-line reason naming the path)."""
+        import mimetypes
+        import os
+
+        from pigeon.core.attachments import attachment_filename
+
+        draft = self.stored.get(draft.id)
+        shown = clean_line(typed.strip(), limit=120)
+        path = Path(typed.strip()).expanduser()
+        if not typed.strip():
+            raise FileNotFoundError("type the path of a file to attach")
+        if not path.exists():
+            raise FileNotFoundError(f"no file at {shown}")
+        if not path.is_file():
+            raise IsADirectoryError(f"{shown} is not a regular file")
+        if not os.access(path, os.R_OK):
+            raise PermissionError(f"{shown} cannot be read (permission denied)")
+        total = draft.attached_bytes + path.stat().st_size
+        if total > MAX_ATTACHED_BYTES:
+            raise AttachedTooBig(f"{shown} is too big: {_too_big(total)}")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_ATTACHED_BYTES + 1)
+        name = attachment_filename(path.name)
+        mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return self.stored.attach(draft, NewFile(name, mime, data))
+
+    def detach(self, draft: MailDraft, index: int) -> MailDraft:
+        """The draft without its attached file ``index`` (of the files as kept now)."""
+        draft = self.stored.get(draft.id)
+        if not 0 <= index < len(draft.files):
+            raise IndexError(index)
+        return self.stored.detach(draft, index)
 
     def get(self, draft_id: str) -> MailDraft:
         """A draft by its id or a unique beginning of it; :class:`UnknownDraft` otherwise."""
@@ -150,6 +291,12 @@ class Drafts:
         if draft.too_big:
             return too_big_words(draft.size, draft.id)
         return clean_line(draft.error or "not sent yet: the editor was left or the app closed")
+
+
+def _too_big(total: int) -> str:
+    from pigeon.store.mail_drafts import too_many_bytes
+
+    return str(too_many_bytes(total))
 
 
 def too_big_words(size: int, draft_id: str) -> str:

@@ -18,7 +18,7 @@ from pigeon.config import Config
 from pigeon.core import programs
 from pigeon.core.attachments import attachment_bytes, place_for_opening, save_into
 from pigeon.core.compose import Kind, message_text
-from pigeon.core.drafts import Drafts, Edited, MailDraft
+from pigeon.core.drafts import Drafts, Edited, MailDraft, Review
 from pigeon.core.message_out import file_name, mail_text, raw_text, write_text
 
 if TYPE_CHECKING:
@@ -84,13 +84,37 @@ class HandOff:
             self.drafts.start, kind, thread, messages, inboxes, contacts, inbox_id=inbox_id, message_id=message_id
         )
 
-    def edit(self, draft: MailDraft) -> Edited:
-        """The editor on the draft, in this terminal (blocks until it exits)."""
-        return self.drafts.edit(draft)
+    def edit(self, draft: MailDraft, *, again: bool = False) -> Edited:
+        """The editor on the draft, in this terminal (blocks until it exits). ``again`` (from the review): a draft
+        left as it was is kept."""
+        return self.drafts.edit(draft, drop_unchanged=not again)
+
+    @property
+    def reviews(self) -> bool:
+        """Whether a draft is reviewed after the editor (``[compose] review``) rather than sent at once."""
+        return self.config.compose.review
 
     async def send(self, draft: MailDraft) -> str:
         """Hand the draft on (:class:`pigeon.core.drafts.SendFailed` keeps it)."""
         return await asyncio.to_thread(self.drafts.send, draft)
+
+    async def review(self, draft: MailDraft) -> Review:
+        """What the review shows of the draft as kept now."""
+        return await asyncio.to_thread(self.drafts.review, draft)
+
+    async def set_addresses(self, draft: MailDraft, name: str, value: str) -> None:
+        """The draft's To or Cc set to ``value`` (:class:`pigeon.core.compose.BadDraft` names a bad address)."""
+        await asyncio.to_thread(self.drafts.set_addresses, draft, name, value)
+
+    async def attach_file(self, draft: MailDraft, path: str) -> MailDraft:
+        """The file at ``path`` attached, checked (``OSError`` or ``AttachedTooBig``: the reason in one line)."""
+        return await asyncio.to_thread(self.drafts.attach_file, draft, path)
+
+    async def detach(self, draft: MailDraft, index: int) -> MailDraft:
+        return await asyncio.to_thread(self.drafts.detach, draft, index)
+
+    async def discard(self, draft: MailDraft) -> None:
+        await asyncio.to_thread(self.drafts.discard, draft)
 
     # --- a message's text -------------------------------------------------------------------------------------
 

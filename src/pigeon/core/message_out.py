@@ -25,7 +25,6 @@ RAW_CONTENT_LIMIT = 2_000
 """Characters of an attachment's content the raw view shows (base64 of a large file would bury the rest)."""
 RAW_TEXT_LIMIT = 50_000
 """Characters of any other content the raw view shows (a huge body would hold up its layout)."""
-MESSAGE_ID_KEYS = ("message_id", "Message-ID", "message-id", "rfc822_message_id")
 """Where a message's metadata may carry the ``Message-ID`` it had as mail."""
 
 _NOT_IN_NAME = re.compile(r"[^\w.-]+")
@@ -49,13 +48,10 @@ def _contact_name(contact: Contact | None) -> str:
 
 
 def message_id_header(message: Message) -> str:
-    """The ``Message-ID`` the message had as mail (from its metadata), else one made from the service's id."""
-    metadata = message.metadata or {}
-    for key in MESSAGE_ID_KEYS:
-        value = clean_line(metadata.get(key) or "").strip()
-        if value:
-            return value if value.startswith("<") else f"<{value}>"
-    return f"<{clean_line(message.id or 'unknown')}@pigeon.invalid>" if message.id else ""
+    """The ``Message-ID`` the message goes by in mail: the one replies name too (:mod:`pigeon.core.message_ids`)."""
+    from pigeon.core.message_ids import message_id_of
+
+    return message_id_of(message) or ""
 
 
 def headers(message: Message, contacts: dict[str, Contact]) -> list[tuple[str, str]]:

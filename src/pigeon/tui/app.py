@@ -243,28 +243,46 @@ class PigeonApp(ReportsFailures, App[None]):
         await self.push_screen(ContactEditor(self.core, event.contact, draft), saved)
 
     def on_edit_draft(self, event: EditDraft) -> None:
-        """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then send it."""
+        """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then review it (or,
+        with ``[compose] review = false``, send it at once). From the review it goes back there, whatever the
+        editor did: nothing is lost."""
         from textual.app import SuspendNotSupported
 
         from pigeon.core.programs import ProgramFailed
 
-        handoff = self.core.handoff
+        handoff, draft, again = self.core.handoff, event.draft, event.again
         try:
             try:
                 with self.suspend():
-                    edited = handoff.edit(event.draft)
+                    edited = handoff.edit(draft, again=again)
             except SuspendNotSupported:  # (no terminal to hand over: headless tests; an editor needs none there)
                 if not self.is_headless:
                     self.notify("This terminal cannot hand over to an editor.", severity="error", markup=False)
+                    if again:
+                        self.review_draft(draft)
                     return
-                edited = handoff.edit(event.draft)
+                edited = handoff.edit(draft, again=again)
         except (ProgramFailed, OSError) as exc:
             self.notify(f"Could not open the editor: {exc}", severity="error", timeout=10, markup=False)
+            if again:
+                self.review_draft(draft)
             return
-        if edited.changed:
-            self.send_draft(event.draft)
-        else:
+        if not (edited.changed or again):
             self.notify(edited.said, markup=False)
+        elif handoff.reviews:
+            self.review_draft(draft)
+        else:
+            self.send_draft(draft)
+
+    def review_draft(self, draft: MailDraft) -> None:
+        """The review of the draft; "edit again" hands it back to the editor through :meth:`on_edit_draft`."""
+        from pigeon.tui.screens.review import ReviewScreen  # loads on first use
+
+        def done(outcome: str | None) -> None:
+            if outcome == "edit":
+                self.post_message(EditDraft(draft, again=True))
+
+        self.push_screen(ReviewScreen(self.core, draft), done)
 
     def on_browse_in_terminal(self, event: BrowseInTerminal) -> None:
         """Hand the terminal to a console browser on a link (the app suspended meanwhile): it never draws beside

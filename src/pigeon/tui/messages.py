@@ -72,8 +72,10 @@ class BrowseInTerminal(Message):
 
 
 class EditDraft(Message):
-    """Hand the terminal to the user's editor on a draft, then send what was written (the App does both)."""
+    """Hand the terminal to the user's editor on a draft, then review or send what was written (the App does it).
+    ``again``: from the review, which it returns to whatever the editor did."""
 
-    def __init__(self, draft: MailDraft) -> None:
+    def __init__(self, draft: MailDraft, *, again: bool = False) -> None:
         super().__init__()
         self.draft = draft
+        self.again = again
