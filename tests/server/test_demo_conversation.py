@@ -23,10 +23,10 @@ NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 MESSAGE_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
 
 
-def demo(seed: int = 3, **options: int) -> tuple[Database, str, list[Thread]]:
+def demo(seed: int = 3, *, conversation: int = CONVERSATION_MESSAGES) -> tuple[Database, str, list[Thread]]:
     db = Database(":memory:")
     account = db.ensure_account("x")
-    populate(db, account, threads=40, contacts=30, seed=seed, now=NOW, **options)
+    populate(db, account, threads=40, contacts=30, seed=seed, now=NOW, conversation=conversation)
     return db, account, db.list_threads(account, page_size=500, page_token=None)[0]
 
 
@@ -120,10 +120,12 @@ def test_the_latest_messages_carry_a_pdf_and_a_png_to_forward(
 def test_every_demo_message_has_a_message_id_stable_for_its_seed() -> None:
     def ids(seed: int) -> list[str]:
         db, account, threads = demo(seed)
-        found = [m.metadata.get("message_id") for t in threads if t.id for m in every_message(db, account, t.id)]
+        found = [
+            (m.metadata or {}).get("message_id") for t in threads if t.id for m in every_message(db, account, t.id)
+        ]
         live = new_message(db, None, account, random.Random(1))
         assert live is not None
-        assert MESSAGE_ID.fullmatch(live.metadata["message_id"])
+        assert MESSAGE_ID.fullmatch((live.metadata or {})["message_id"])
         return [str(found_id) for found_id in found]
 
     first = ids(3)
