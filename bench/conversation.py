@@ -228,9 +228,8 @@ LABELS = {
 
 def block(results: dict[str, dict[str, Any]], load: tuple[float, float], command: str, runs: int) -> str:
     lines = [
-        f"### A {MESSAGES}-message conversation ({machine()}; load {load[0]:.1f} before, {load[1]:.1f} after)",
-        "",
-        f"`{command}`: {runs} runs a size, each key to the last byte at the pseudo-terminal. Targets: median "
+        f"`{command}` ({machine()}; load {load[0]:.1f} before, {load[1]:.1f} after): a {MESSAGES}-message "
+        f"conversation, {runs} runs a size, each key to the last byte at the pseudo-terminal. Targets: median "
         f"{TARGET_MEDIAN * 1000:.0f} ms, 99th percentile {TARGET_P99 * 1000:.0f} ms.",
         "",
         "| size | measure | keys | median | 99th percentile | target |",
@@ -273,7 +272,8 @@ def main(argv: list[str] | None = None) -> None:
             results[size] = summary(runs)
     after = os.getloadavg()[0]
     print(json.dumps({"load": [before, after], "results": results}, indent=1))
-    text = block(results, (before, after), "uv run python bench/conversation.py", args.runs)
+    command = " ".join(["uv run python bench/conversation.py", *(sys.argv[1:] if argv is None else argv)])
+    text = block(results, (before, after), command, args.runs)
     print(text)
     if args.write:
         write_block("conversation", text)
