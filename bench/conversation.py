@@ -55,6 +55,7 @@ read (a frame of its own, not the key's)."""
 READING = 0.6  # seconds of silence after opening before the first key: the thread marked read, the counts redrawn
 TARGET_MEDIAN, TARGET_P99 = 0.016, 0.050
 REVIEW = re.compile(r"\by\s+Send\b")  # the review step's key bar
+NEXT, REPLY, TO = b"n", b"r", b"t"  # next message in the reader; reply; the review's To field (the registry's keys)
 
 
 @dataclass(frozen=True)
@@ -167,16 +168,16 @@ def _measure(run: PtyProgram, seen: Conversation, presses: int) -> dict[str, Any
     out["open"] = run.press(b"\r", still=KEY_GAP)  # to the first silence: the mark-read frame comes 250 ms later
     out["opened_at_first_unread"] = seen.first_unread in run.text()
     run.settle(READING)
-    out["next"] = _typed(run, [b"n"] * presses, pace, out["missing"], "n")
+    out["next"] = _typed(run, [NEXT] * presses, pace, out["missing"], "n")
     sent = time.perf_counter()
-    os.write(run.master, b"r")  # the editor runs (the app suspended), adds a line and quits
+    os.write(run.master, REPLY)  # the editor runs (the app suspended), adds a line and quits
     try:
         run.wait(lambda lines: bool(REVIEW.search(lines[-1])), since=sent, within=15)
     except Silent:
         out["missing"].append("review")
         out["to"] = []
         return out
-    out["to"] = _typed(run, [b"t", *(letter.encode() for letter in seen.name[:5])], pace, out["missing"], "To")
+    out["to"] = _typed(run, [TO, *(letter.encode() for letter in seen.name[:5])], pace, out["missing"], "To")
     out["to"] = out["to"][1:]  # the letters only: t opened the field
     return out
 
