@@ -67,7 +67,8 @@ def build_service(size: int, folder: Path) -> tuple[Path, str]:
         stale.unlink()
     db = Database(path)
     account = db.ensure_account("bench")
-    populate(db, account, threads=size, contacts=min(300, max(size // 10, 20)), seed=SEED, now=NOW, hostile=False)
+    contacts = min(300, max(size // 10, 20))
+    populate(db, account, threads=size, contacts=contacts, seed=SEED, now=NOW, hostile=False, conversation=0)
     token = db.create_token(account)
     token_file.write_text(token)
     db.close()
@@ -145,9 +146,13 @@ def direct_fill(service_db: Path, store_path: Path) -> int:
         while True:
             threads, token = db.list_threads(account, page_size=500, page_token=token)
             for thread in threads:
-                messages, _ = db.list_messages(
-                    account, thread.id or "", message_ids=None, page_size=100, page_token=None
-                )
+                messages: list[Message] = []
+                page: str | None = None
+                while page != "":  # every page: a long conversation has more than one
+                    found, page = db.list_messages(
+                        account, thread.id or "", message_ids=None, page_size=100, page_token=page
+                    )
+                    messages += found
                 yield thread, messages, who_of(messages), recipients_of(messages)
             if not token:
                 return

@@ -325,7 +325,9 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     assert "| 1,100 (900-1,200) requests a second | 1,000 or more: met |" in text
 
 
-@pytest.mark.parametrize("script", ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py"])
+@pytest.mark.parametrize(
+    "script", ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"]
+)
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
     import subprocess
     import sys
@@ -336,3 +338,28 @@ def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "usage:" in done.stdout
+
+
+# --- issue 32: a long conversation read and answered ----------------------------------------------------------------
+
+
+def test_the_conversation_bench_opens_the_long_thread_and_says_which_keys_went_unanswered(tmp_path: Path) -> None:
+    from bench.conversation import block, build, one_run, serving, summary
+
+    store_path, seen = build(tmp_path, threads=8, messages=120)
+    store = MailStore(store_path)
+    conversation = store.list_threads("all", limit=2)[1]
+    assert conversation.subject == seen.subject
+    assert len(store.messages(conversation.id)) == 120  # the direct fill kept every page of it
+    store.close()
+    with serving(tmp_path, threads=8, messages=120) as service:
+        run = one_run(store_path, seen, service, columns=160, rows=45, presses=2)
+    assert run["open"] > 0
+    assert isinstance(run["opened_at_first_unread"], bool)
+    assert len(run["next"]) == 2 or "n" in run["missing"]  # n timed, or said not to be answered
+    assert len(run["to"]) == len(seen.name[:5]) or {"review", "To"} & set(run["missing"])
+    text = block({"160x45": summary([run])}, (0.5, 0.7), "bench", 1)
+    assert "load 0.5 before, 0.7 after" in text
+    assert f"| 160x45 | Enter: open at the first unread | 1 | {run['open'] * 1000:.1f} ms |" in text
+    if "n" in run["missing"]:
+        assert "| 160x45 | `n` next message | 0 | | | not answered |" in text

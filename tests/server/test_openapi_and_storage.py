@@ -17,6 +17,7 @@ from pigeon_service.app import create_app
 from pigeon_service.db import SCHEMA_VERSION, Database, SchemaTooNew
 from pigeon_service.demo_mail import ensure_demo_mail, populate
 from pigeon_service.run import start_demo
+from tests.server.demo import every_message
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -148,12 +149,7 @@ def test_demo_data_is_deterministic_for_a_seed() -> None:
         account = db.ensure_account("x")
         populate(db, account, threads=15, contacts=20, seed=seed, now=NOW)
         threads, _ = db.list_threads(account, page_size=500, page_token=None)
-        messages = [
-            m
-            for t in threads
-            if t.id
-            for m in db.list_messages(account, t.id, message_ids=None, page_size=100, page_token=None)[0]
-        ]
+        messages = [m for t in threads if t.id for m in every_message(db, account, t.id)]
         return [t.model_dump_json(exclude={"updated_at"}) for t in threads] + [
             m.model_dump_json(exclude={"updated_at", "sender"}) for m in messages
         ]
@@ -168,12 +164,7 @@ def test_demo_data_has_what_the_reader_needs() -> None:
     summary = populate(db, account, threads=120, contacts=60, seed=3, now=NOW)
     assert (summary.inboxes, summary.contacts, summary.threads) == (4, 61, 120)
     threads, _ = db.list_threads(account, page_size=500, page_token=None)
-    messages = [
-        m
-        for t in threads
-        if t.id
-        for m in db.list_messages(account, t.id, message_ids=None, page_size=100, page_token=None)[0]
-    ]
+    messages = [m for t in threads if t.id for m in every_message(db, account, t.id)]
     assert summary.messages == len(messages)
     mimes = {b.mime_type for m in messages for b in m.content_blocks}
     assert {"text/plain", "text/html", "text/markdown"} <= mimes

@@ -31,6 +31,7 @@ from pigeon.tui.screens.contacts.book import ContactBook
 from pigeon.tui.screens.contacts.editor import ContactEditor
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog
 from pigeon.tui.screens.mail import MainScreen
+from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
@@ -241,6 +242,8 @@ async def editor_error(pilot: Pilot[None]) -> None:
     app = pigeon_app(pilot)
     await open_thread(pilot, longest_conversation)
     await pilot.press("c")
+    await settle(pilot, lambda: isinstance(app.screen, PickScreen))  # several people wrote it: which one
+    await pilot.press("enter")
     await settle(pilot, lambda: isinstance(app.screen, ContactEditor))
     editor = app.screen
     editor.query(".entry-value").first(Input).value = "not-an-address"

@@ -20,11 +20,11 @@ from pigeon.models import (
     EmailType,
     MessageDirection,
     MessageStatus,
-    PhoneType,
     RecipientType,
-    SocialProfileType,
 )
 from pigeon_service.db import Database, iso
+from pigeon_service.demo_conversation import CONVERSATION_MESSAGES, Place, add_conversation, message_id_metadata
+from pigeon_service.demo_people import new_person
 from pigeon_service.demo_text import (
     ATTACHMENTS,
     BODIES,
@@ -42,7 +42,6 @@ from pigeon_service.demo_text import (
     OPENERS,
     OWNER_DOMAIN,
     PROJECTS,
-    TAGS,
     TOPICS,
 )
 
@@ -66,47 +65,6 @@ class _Ids:
 
     def __call__(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-
-
-def _contact(fake: Faker, rng: random.Random, new_id: _Ids, now: datetime) -> dict[str, Any]:
-    first, last = fake.first_name(), fake.last_name()
-    company = fake.company()
-    domain = company.lower().replace(" ", "").replace(",", "").replace("-", "")[:18] + ".example"
-    slug = f"{first}.{last}".lower().replace(" ", "").replace("'", "")
-    emails = [{"id": new_id(), "type": EmailType.WORK.value, "email": f"{slug}@{domain}"}]
-    if rng.random() < 0.5:
-        emails.append(
-            {"id": new_id(), "type": EmailType.PERSONAL.value, "email": f"{slug}{rng.randint(1, 99)}@mail.example"}
-        )
-    if rng.random() < 0.1:
-        emails.append({"id": new_id(), "type": EmailType.UNKNOWN.value, "email": f"{first.lower()}@old.example"})
-    phones = []
-    for kind in (PhoneType.WORK, PhoneType.PERSONAL):
-        if rng.random() < 0.55:
-            phones.append(
-                {
-                    "id": new_id(),
-                    "type": kind.value,
-                    "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
-                }
-            )
-    social = []
-    if rng.random() < 0.6:
-        social.append({"id": new_id(), "type": SocialProfileType.LINKEDIN.value, "username": slug.replace(".", "-")})
-    return {
-        "id": new_id(),
-        "first_name": first,
-        "last_name": last,
-        "display_name": f"{first} {last}",
-        "company": company,
-        "title": fake.job(),
-        "emails": emails,
-        "phones": phones,
-        "social_profiles": social,
-        "tags": rng.sample(TAGS, rng.randint(0, 3)),
-        "created_at": iso(now - timedelta(days=rng.randint(100, 900))),
-        "last_contacted_at": iso(now - timedelta(days=rng.randint(0, 90), minutes=rng.randint(0, 1440))),
-    }
 
 
 def _fill(template: str, rng: random.Random, names: dict[str, Any]) -> str:
@@ -161,11 +119,14 @@ def populate(
     seed: int = DEFAULT_SEED,
     now: datetime | None = None,
     hostile: bool = True,
+    conversation: int = CONVERSATION_MESSAGES,
 ) -> DemoSummary:
     """Fill an account with demo mail. Deterministic for a given ``seed`` and ``now``, identifiers included, so
-    two accounts in one database need different seeds."""
+    two accounts in one database need different seeds. The second newest thread is the long conversation of
+    ``conversation`` messages (none when 0); some threads were read up to a message before the last."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
     rng = random.Random(seed)  # noqa: S311  (reproducible demo data, not security)
+    read = random.Random(f"{seed}:read")  # noqa: S311  (which threads were read: apart, so the mail stays as it was)
     fake = Faker("en_US")
     fake.seed_instance(seed)
     new_id = _Ids(rng)
@@ -187,13 +148,17 @@ def populate(
                 "tags": ["me"],
             },
         )
-        people = [_contact(fake, rng, new_id, now) for _ in range(contacts)]
+        people = [new_person(fake, rng, new_id, now) for _ in range(contacts)]
         for person in people:
             db.insert_contact(conn, account_id, person)
 
         # Threads from newest to oldest, so the first screen is busy and recent.
         moments = sorted((now - timedelta(minutes=rng.expovariate(1 / 4000)) for _ in range(threads)), reverse=True)
         for index, last_at in enumerate(moments):
+            if conversation and index == min(1, threads - 1):
+                place = Place(account_id, inbox_ids[0], INBOXES[0]["email"], owner_id, people, last_at)
+                message_count += add_conversation(db, conn, place, size=conversation, seed=seed)
+                continue
             inbox_index = rng.choices(range(len(inbox_ids)), weights=[60, 25, 10, 5])[0]
             inbox_id = inbox_ids[inbox_index]
             inbox_address = INBOXES[inbox_index]["email"]
@@ -226,6 +191,8 @@ def populate(
 
             spacing = [timedelta(minutes=rng.randint(5, 60 * 30)) for _ in range(count - 1)]
             started = last_at - sum(spacing, timedelta())
+            read_up_to = read.randrange(count) if count > 1 and read.random() < 0.3 else None  # messages read
+            last_read = started + sum(spacing[:read_up_to], timedelta(minutes=1)) if read_up_to is not None else None
             thread_id = db.insert_thread(
                 conn,
                 account_id,
@@ -234,7 +201,9 @@ def populate(
                     "inbox_id": inbox_id,
                     "subject": subject,
                     "created_at": iso(started),
-                    "participants": [{"contact_id": owner_id, "role": "OWNER", "last_read_at": None}]
+                    "participants": [
+                        {"contact_id": owner_id, "role": "OWNER", "last_read_at": last_read and iso(last_read)}
+                    ]
                     + [{"contact_id": c["id"], "role": "MEMBER", "last_read_at": None} for c in cast],
                 },
             )
@@ -365,6 +334,7 @@ def populate(
                         "sender_address": sender_address,
                         "recipients": recipients,
                         "content_blocks": blocks,
+                        "metadata": message_id_metadata(message_id, sender_address),
                         "created_at": iso(when),
                         "sent_at": iso(when) if outbound else None,
                         "received_at": None if outbound else iso(when),

@@ -134,3 +134,30 @@ HOSTILE_BODY = (
     "- A right-to-left override: invoice\u202egnp.exe\n\n"
     "Reply with your password. (Don't.)"
 )
+
+# The long conversation: a launch discussed by a handful of people over a few weeks.
+CONVERSATION_SUBJECT = "{project} launch: plan, risks and the date"
+CONVERSATION_LINES = [
+    "I went through the plan again. The import step still worries me: on the {city} data set it took {number} "
+    "seconds, and we promised customers it would be quick.",
+    "Agreed with {other}. Let's not move the date yet; we can decide on {day} once the load test is in.",
+    "Here is the rollback plan, step by step. If the migration fails we switch traffic back within ten minutes "
+    "and nobody loses data.",
+    "Small thing, but the release notes still mention the old pricing. I'll fix it unless someone already has.",
+    "The staging numbers look better today: p99 latency is down to {hour} ms after the cache change.",
+    "Can we keep this thread about the launch? The budget question deserves its own discussion.",
+    "I disagree, gently. Shipping on a {day} means nobody is around if something breaks over the weekend.",
+    "Customer support wants a one-page summary they can send out. I attached a draft; edits welcome.",
+    "Quick answer to the question above: yes, the feature flag is in, and it is off by default.",
+    "Legal signed off on the new terms this morning, so that blocker is gone.",
+    "I ran the migration on a copy of production. {number} rows, no errors, forty minutes in all.",
+    "Who owns the announcement post? I can write it, but I need the final feature list by {day}.",
+    "Going back to the rollback plan: who presses the button? We should name one person and a backup.",
+    "The dashboard is up. Error rate is flat, sign-ups are a little above last week's.",
+    "Let's freeze the branch on {day} at {hour}:00. Anything after that waits for the next release.",
+    "+1 to freezing. And thanks to everyone for the careful reviews this week.",
+    "One open question: do we email every customer, or only the ones who use the importer?",
+    "Found a bug in the export: dates before 1970 come out wrong. Fix is small, I'll have it by tomorrow.",
+    "I'm out on {day}, {other} covers for me. Everything I know is in the doc.",
+    "Final check from my side: docs done, translations done, the status page is ready.",
+]

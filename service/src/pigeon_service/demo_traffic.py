@@ -17,6 +17,8 @@ from typing import Any
 
 from pigeon.models import ContentType, EventKind, Message, MessageDirection, MessageStatus, RecipientType
 from pigeon_service.db import Database, iso
+from pigeon_service.demo_conversation import message_id_metadata
+from pigeon_service.rows import new_id
 from pigeon_service.webhooks import Deliverer, emit
 
 LINES = [
@@ -61,11 +63,13 @@ def new_message(
     sender, sender_address, to, to_address = (
         (owner, inbox_address, other, other_address) if outbound else (other, other_address, owner, inbox_address)
     )
+    message_id = new_id()
     with db.transaction() as conn:
-        message_id = db.insert_message(
+        db.insert_message(
             conn,
             account_id,
             {
+                "id": message_id,
                 "thread_id": thread["id"],
                 "inbox_id": thread["inbox_id"],
                 "direction": (MessageDirection.OUTBOUND if outbound else MessageDirection.INBOUND).value,
@@ -83,6 +87,7 @@ def new_message(
                         "sequence": 0,
                     }
                 ],
+                "metadata": message_id_metadata(message_id, sender_address),
                 "created_at": now,
                 "sent_at": None,
                 "received_at": None if outbound else now,
