@@ -6,6 +6,7 @@ from __future__ import annotations
 import email
 from email import policy
 from email.message import EmailMessage
+from email.utils import getaddresses
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.screens.review import ReviewScreen
+from pigeon.tui.widgets.address_input import AddressInput
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, on_screen, pigeon_for, screen_text, settle
 from tests.tui.test_flow import newest_with, programs, synced
@@ -224,3 +226,28 @@ async def test_F_forwards_the_message_as_an_attached_message(
         (part,) = list(parsed(received).iter_attachments())
         assert part.get_content_type() == "message/rfc822"
         assert part.get_content()["Subject"] == "Lunch?"
+
+
+async def test_to_completes_from_the_contact_book_as_it_is_typed(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    received, command = programs(tmp_path, monkeypatch)
+    newest_with(service, subject="Lunch?")
+    app = app_with(service, command)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await reviewing(pilot, app)
+        (entry, *_) = await app.core.address_book.lookup(next(iter(app.core.contacts.values())).name[:3])
+        await pilot.press("t")
+        await settle(pilot, app, lambda: bool(review.query("#review-input")))
+        field = review.query_one("#review-input", AddressInput)
+        field.value = ""
+        await pilot.press(*entry.name[:3])
+        await settle(pilot, app, lambda: field.open and entry in field.offered)
+        for _ in range(field.offered.index(entry)):
+            await pilot.press("down")
+        await pilot.press("tab", "enter")
+        assert field.value == f"{entry.written}, "
+        await settle(pilot, app, lambda: "To changed" in said(app))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: received.exists())
+        assert [a for _, a in getaddresses([str(parsed(received)["To"])])] == [entry.email]

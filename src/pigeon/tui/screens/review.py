@@ -186,8 +186,10 @@ class ReviewScreen(ModalScreen[Outcome]):
     # --- the field the user types in ----------------------------------------------------------------------------
 
     def address_field(self, value: str) -> Input:
-        """The field a To or Cc is typed in (the one place it is made)."""
-        return Input(value, id="review-input", placeholder="name@example.com, Name <other@example.com>")
+        """The field a To or Cc is typed in (the one place it is made): it completes from the address book."""
+        from pigeon.tui.widgets.address_input import AddressInput
+
+        return AddressInput(value, lookup=self.core.address_book.lookup, id="review-input")
 
     def open_field(self, typing: str, label: str, value: str) -> None:
         self.close_field()
