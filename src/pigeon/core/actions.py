@@ -13,8 +13,9 @@ from typing import Literal
 
 from pigeon.store.triage import Change
 
-Scope = Literal["app", "main", "reader"]
-"""Where an action runs: anywhere (the app), on the mail screen, or in the reader."""
+Scope = Literal["app", "main", "reader", "find"]
+"""Where an action runs: anywhere (the app), on the mail screen, in the reader, or in the reader while a find is on
+(its keys come before the reader's)."""
 
 Op = Literal["read", "star", "done", "snooze", "mute", "label"]
 """The store's triage operations."""
@@ -189,6 +190,42 @@ ACTIONS: tuple[Action, ...] = (
         "reader.open", "Open attachment", "Open an attachment with its program", "O", "open_attachment", "reader", False
     ),
     Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", "reader", False),
+    # the reader's message cursor, folds and find
+    Action("reader.next_message", "Next msg", "Next message of the thread", "n", "next_message", "reader"),
+    Action("reader.previous_message", "Previous msg", "Previous message", "p", "previous_message", "reader", False),
+    Action("reader.first_new", "First new", "First message new since you last read", "N", "first_new", "reader", False),
+    Action(
+        "reader.first_message",
+        "First msg",
+        "First message of the thread",
+        "less_than_sign",
+        "first_message",
+        "reader",
+        False,
+    ),
+    Action(
+        "reader.last_message",
+        "Last msg",
+        "Last message of the thread",
+        "greater_than_sign",
+        "last_message",
+        "reader",
+        False,
+    ),
+    Action("reader.fold", "Fold", "Fold or unfold the message under the cursor", "enter", "fold", "reader", False),
+    Action(
+        "reader.unfold_all",
+        "Unfold all",
+        "Unfold every message (again: fold those read)",
+        "E",
+        "unfold_all",
+        "reader",
+        False,
+    ),
+    Action("reader.next_hit", "Next hit", "Next place the find found", "n", "next_hit", "find", False, palette=False),
+    Action(
+        "reader.previous_hit", "Previous hit", "Previous place found", "N", "previous_hit", "find", False, palette=False
+    ),
 )
 
 BY_ID: Mapping[str, Action] = MappingProxyType({action.id: action for action in ACTIONS})

@@ -295,8 +295,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
-        if box.has_focus:  # a / typed in the search (the binding comes first, being a priority one)
-            box.insert_text_at_cursor("/")
+        if isinstance(self.focused, Input):  # a / typed in a box (the binding comes first, being a priority one)
+            self.focused.insert_text_at_cursor("/")
+            return
+        if self.reading.active:  # in the reader, / finds in the open thread
+            self.reading.widget.start_find()
             return
         box.add_class("shown")
         self.set_focus(box)  # at once, before the keys typed after it are handed on: they are the search's
@@ -313,7 +316,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)
-        if box.has_focus or (self.threads.filter_text and self.focused is self.query_one(ThreadList)):
+        reader = self.query_one(Reader)
+        if reader.finding or reader.query_one("#reader-find", Input).has_focus:
+            reader.end_find()
+            self.set_focus(reader)
+        elif box.has_focus or (self.threads.filter_text and self.focused is self.query_one(ThreadList)):
             box.value = ""
             box.remove_class("shown")
             self.set_focus(self.query_one(ThreadList))
