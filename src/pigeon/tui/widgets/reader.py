@@ -252,7 +252,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self.notify(f"Not found in this thread: {self.find}", markup=False)
             self.end_find()
             return
-        self.go_to_hit(next((n for n, hit in enumerate(self.hits) if hit.index >= self.cursor), 0))
+        self.go_to_hit(0)
 
     def go_to_hit(self, number: int) -> None:
         self.hit = number % len(self.hits)
