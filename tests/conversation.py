@@ -9,7 +9,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pigeon_service.db import iso
-
 from tests.server.conftest import NOW
 
 if TYPE_CHECKING:
