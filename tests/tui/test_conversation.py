@@ -121,6 +121,9 @@ async def test_replies_sit_under_what_they_answer_indented_no_deeper_than_the_ca
         deep = next(message_id for message_id, depth in conversation.tree() if depth > INDENT_LEVELS)
         (line,) = [ln for ln in text.splitlines() if f"Message {deep} says" in ln]
         assert len(line) - len(line.lstrip()) <= 2 + INDENT * INDENT_LEVELS  # (the cursor's column, a space)
+        root, reply = (next(m for m, d in conversation.tree() if d == depth) for depth in (0, 1))
+        indents = [next(ln for ln in text.splitlines() if f"Message {m} says" in ln) for m in (root, reply)]
+        assert len(indents[1]) - len(indents[1].lstrip()) == len(indents[0]) - len(indents[0].lstrip()) + INDENT
         header = text.splitlines()[text.splitlines().index(line) - 3]  # (above: the reply-to line, a blank)
         assert f"↳ {depths[deep]}" in header
 

@@ -337,7 +337,7 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
     assemble = reader_module.Reader._assemble
     laid_out_on: list[threading.Thread] = []
 
-    def held(self: Reader, view: ThreadView, width: int) -> tuple[Content, list[int]]:
+    def held(self: Reader, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
         if threading.current_thread() is not threading.main_thread():
             laid_out_on.append(threading.current_thread())
             gate.wait(10)  # the layout of the 2 MB message takes as long as this test likes

@@ -93,6 +93,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._starts: list[int] = []
         self._width = 0
         self._shown = self.EMPTY
+        self._text = self.EMPTY.plain
         self._generation = 0
         self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
 
@@ -119,7 +120,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
-        return self._shown.plain
+        return self._text
 
     @property
     def finding(self) -> bool:
@@ -330,7 +331,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def _text_width(self) -> int:
         return (self.scrollable_content_region.width or 80) - 1
 
-    def _assemble(self, view: ThreadView, width: int) -> tuple[Content, list[int]]:
+    def _assemble(self, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
         """The thread's content and where each message starts (its line)."""
         return view.assemble(
             width, self.progress, self.folded, self.cursor, show_quotes=self.show_quotes, find=self.find
@@ -341,7 +342,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._generation += 1
         view = self._view
         if view is None or self.thread is None:
-            self._shown, self._starts = self.EMPTY, []
+            self._shown, self._starts, self._text = self.EMPTY, [], self.EMPTY.plain
             static.update(self.EMPTY)
             return
         width = self._text_width
@@ -361,12 +362,12 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     @work(exclusive=True, group="render", exit_on_error=False, description="laying out the thread")
     async def _render_elsewhere(self, view: ThreadView, width: int, generation: int, place: bool, line: int) -> None:
-        shown, starts = await asyncio.to_thread(self._assemble, view, width)
+        shown, starts, text = await asyncio.to_thread(self._assemble, view, width)
         if generation == self._generation:  # nothing newer was asked for meanwhile
-            self._put(shown, starts, place, line)
+            self._put(shown, starts, text, place, line)
 
-    def _put(self, shown: Content, starts: list[int], place: bool, line: int) -> None:
-        self._shown, self._starts = shown, starts
+    def _put(self, shown: Content, starts: list[int], text: str, place: bool, line: int) -> None:
+        self._shown, self._starts, self._text = shown, starts, text
         self.query_one("#reader-content", Static).update(shown)
         if place and starts:
             self._placing = True

@@ -41,6 +41,15 @@ INDENT = 2
 """Columns of indent per level of replies."""
 INDENT_LEVELS = 4
 """Levels indented; deeper replies stay at this indent and say their depth (a deep tree stays readable)."""
+ROOM = 56
+"""Columns a message keeps whatever its depth (a long address beside its label): a narrower reader indents less."""
+
+
+def indent_levels(width: int) -> int:
+    """How many levels of replies are indented at ``width``."""
+    return max(0, min(INDENT_LEVELS, (width - ROOM) // INDENT))
+
+
 CURSOR = "▌"
 HIT_STYLE = "reverse"
 
@@ -103,6 +112,9 @@ class Piece:
     content: Content
     lines: int
     plain: tuple[str, ...]
+    """Its lines as shown (wrapped), plain."""
+    text: str
+    """Its lines as written (unwrapped), plain: what the reader's ``text`` says."""
 
 
 class ThreadView:
@@ -143,7 +155,7 @@ class ThreadView:
             lines.append(Content.styled(progress, "italic $accent"))
         return lines
 
-    def left_out(self, index: int, width: int) -> Content | None:
+    def left_out(self, index: int) -> Content | None:
         """Before the ``index``-th message shown (or after the last): a line for the messages that could not be
         read there (their places count in time order)."""
         if not self.unreadable:
@@ -153,7 +165,7 @@ class ThreadView:
         here = [u for u in self.unreadable if u.before == place or (last and u.before > place)]
         if not here:
             return None
-        return Content.styled(unreadable_words(here), "italic $warning").truncate(width, ellipsis=True)
+        return Content.styled(unreadable_words(here), "italic $warning")
 
     def piece(self, index: int, width: int, *, folded: bool, current: bool, show_quotes: bool, find: str = "") -> Piece:
         key = (self.keys[index], width, folded, current, show_quotes, find)
@@ -164,15 +176,21 @@ class ThreadView:
 
     def assemble(
         self, width: int, progress: str, folded: Set[str], cursor: int, *, show_quotes: bool, find: str
-    ) -> tuple[Content, list[int]]:
-        """The thread's content, and the line where each message starts."""
+    ) -> tuple[Content, list[int], str]:
+        """The thread's content, the line where each message starts, and its text as written (unwrapped)."""
         parts = self.title(progress)
+        texts = [part.plain for part in parts]
         line, starts = len(parts), []
-        for index in range(len(self.order)):
-            note = self.left_out(index, width)
+        for index in range(len(self.order) + 1):
+            note = self.left_out(index)
             if note is not None:
-                parts.append(note)
-                line += 1
+                rule = Content.styled("─" * max(width - 1, 10), "$panel")
+                wrapped = [Content(""), rule, *note.wrap(width)]
+                parts += wrapped
+                texts += ["", rule.plain, note.plain]
+                line += len(wrapped)
+            if index == len(self.order):
+                break
             piece = self.piece(
                 index,
                 width,
@@ -183,11 +201,9 @@ class ThreadView:
             )
             starts.append(line)
             parts.append(piece.content)
+            texts.append(piece.text)
             line += piece.lines
-        note = self.left_out(len(self.order), width)
-        if note is not None:
-            parts.append(note)
-        return NEWLINE.join(parts), starts
+        return NEWLINE.join(parts), starts, "\n".join(texts)
 
     def find(self, words: str, width: int, *, show_quotes: bool) -> list[Hit]:
         """Every place ``words`` are, message by message as shown, each message as it reads unfolded."""
@@ -207,26 +223,33 @@ class ThreadView:
 
     def _lay_out(self, index: int, width: int, folded: bool, current: bool, show_quotes: bool, find: str) -> Piece:
         message, depth = self.order[index]
-        shown_depth = min(depth, INDENT_LEVELS)
+        levels = indent_levels(width)
+        shown_depth = min(depth, levels)
         margin = Content.styled(CURSOR, "bold $accent") if current else Content(" ")
         indent = " " * (1 + INDENT * shown_depth)
         room = max(width - 1 - len(indent), 10)
-        deep = Content.styled(f"↳ {depth} ", "dim") if depth > INDENT_LEVELS else Content("")
+        deep = Content.styled(f"↳ {depth} ", "dim") if depth > levels else Content("")
         if folded:
-            line = Content.assemble(deep, self.summary(message)).truncate(room, ellipsis=True)
-            rows = [line]
+            logical = [Content.assemble(deep, self.summary(message)).truncate(room, ellipsis=True)]
         else:
-            rows = [Content.styled("─" * room, "$panel")]
-            rows += [Content.assemble(deep, self.header(message))]
-            rows += [r for body in self.message(message, room, show_quotes) for r in body.wrap(room)]
-            rows.append(Content(""))
+            logical = [Content(""), Content.styled("─" * room, "$panel"), Content.assemble(deep, self.header(message))]
+            logical += self.message(message, show_quotes, room)
         pattern = finder(find)
         if pattern is not None:
-            rows = [_highlight(row, pattern) for row in rows]
-        head = 0 if folded else 1
-        lines = [Content.assemble(margin if n == head else " ", indent, row) for n, row in enumerate(rows)]
-        content = NEWLINE.join(lines)
-        return Piece(content, len(lines), tuple(row.plain for row in rows))
+            logical = [_highlight(row, pattern) for row in logical]
+        head = 0 if folded else 2
+
+        def prefixed(rows: list[Content], head: int) -> list[Content]:
+            return [Content.assemble(margin if n == head else " ", indent, row) for n, row in enumerate(rows)]
+
+        wrapped: list[Content] = []
+        for n, row in enumerate(logical):
+            if n == head:
+                head = len(wrapped)
+            wrapped += row.wrap(room)
+        lines = prefixed(wrapped, head)
+        text = NEWLINE.join(prefixed(logical, 0 if folded else 2)).plain
+        return Piece(NEWLINE.join(lines), len(lines), tuple(row.plain for row in wrapped), text)
 
     def summary(self, message: Message) -> Content:
         """A folded message's one line: sender, time, first words."""
@@ -259,7 +282,7 @@ class ThreadView:
             header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
         return header
 
-    def message(self, message: Message, width: int, show_quotes: bool) -> list[Content]:
+    def message(self, message: Message, show_quotes: bool, width: int = 80) -> list[Content]:
         """The lines of an unfolded message under its header (before wrapping)."""
         lines: list[Content] = []
         parent = self.by_id.get(message.parent_id) if message.parent_id else None
