@@ -28,7 +28,8 @@ async def opened(pilot: Pilot[None], app: PigeonApp, conversation: Conversation)
     assert current_id(threads) == conversation.thread_id
     await pilot.press("enter")
     reader = app.screen.query_one(Reader)
-    await settle(pilot, app, lambda: len(reader.messages) == SIZE and app.focused is reader)
+    # (500 messages come from the service page by page: on a loaded machine that takes a while)
+    await settle(pilot, app, lambda: len(reader.messages) == SIZE and app.focused is reader, within=60)
     return reader
 
 
