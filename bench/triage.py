@@ -103,8 +103,8 @@ async def read_and_clear(pilot: Any, frames: list[float]) -> tuple[int, list[flo
     laid_out: list[tuple[float, str]] = []
     render = Reader._render_thread
 
-    def timed_render(self: Reader) -> None:
-        render(self)
+    def timed_render(self: Reader, *, place: bool, line: int = 0) -> None:
+        render(self, place=place, line=line)
         if self.thread is not None and self.messages:
             laid_out.append((time.perf_counter(), self.thread.id or ""))
 

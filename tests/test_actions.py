@@ -20,7 +20,13 @@ from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import make_service
 from tests.tui.conftest import SIZE, pigeon_for
 
-HOLDERS: dict[str, type[DOMNode]] = {"app": PigeonApp, "main": MainScreen, "reader": Reader, "review": ReviewScreen}
+HOLDERS: dict[str, type[DOMNode]] = {
+    "app": PigeonApp,
+    "main": MainScreen,
+    "reader": Reader,
+    "find": Reader,
+    "review": ReviewScreen,
+}
 
 
 def cli_commands() -> set[str]:
@@ -34,10 +40,11 @@ def cli_commands() -> set[str]:
 
 def test_ids_are_unique_and_keys_do_not_collide_where_both_are_active() -> None:
     assert len(BY_ID) == len(ACTIONS)
-    for scope in ("main", "reader", "review"):
+    # (a find's keys come before the reader's while it is on: they must not hide a key of the screen or the app)
+    for scope, beside in (("main", {"app"}), ("reader", {"app"}), ("find", {"main", "app"}), ("review", {"app"})):
         keys: dict[str, str] = {}
         for action in ACTIONS:
-            if action.key and action.scope in {scope, "app"}:
+            if action.key and action.scope in {scope, *beside}:
                 for key in action.key.split(","):
                     assert key not in keys, f"{key} is both {keys[key]} and {action.id}"
                     keys[key] = action.id

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
+from textual.content import Content
 from textual.widgets import Static
 
 from pigeon import locations
@@ -17,6 +18,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon.tui.widgets.thread_view import ThreadView
 from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service, first_thread
 from tests.tui.conftest import SIZE, Notes, current_id, loaded, on_screen, palette_hits, pigeon_for, screen_text, settle
@@ -332,16 +334,16 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
     from pigeon.tui.widgets import reader as reader_module
 
     gate = threading.Event()
-    render = reader_module.ThreadView.render
+    assemble = reader_module.Reader._assemble
     laid_out_on: list[threading.Thread] = []
 
-    def held(self: reader_module.ThreadView, progress: str = "") -> object:
+    def held(self: Reader, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
         if threading.current_thread() is not threading.main_thread():
             laid_out_on.append(threading.current_thread())
             gate.wait(10)  # the layout of the 2 MB message takes as long as this test likes
-        return render(self, progress)
+        return assemble(self, view, width)
 
-    monkeypatch.setattr(reader_module.ThreadView, "render", held)
+    monkeypatch.setattr(reader_module.Reader, "_assemble", held)
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)

@@ -32,7 +32,7 @@ async def test_the_bar_follows_focus_and_a_click_presses_the_key(service: Servic
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: app.focused is reader)
         # the reader's own keys come first, its back key (h) among them, not the screen's escape
-        assert bar_text(bar).startswith(" J Next thread  h Back  L Links ")
+        assert bar_text(bar).startswith(" n Next msg  J Next thread  h Back  L Links ")
         assert "esc" not in bar_text(bar)
         start = bar_text(bar).index(" ? Help ")
         await pilot.click(KeyBar, offset=(start + 1, 0))

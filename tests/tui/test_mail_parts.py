@@ -178,6 +178,9 @@ class StoredCore:
     def unreadable_in(self, thread_id: str) -> list[object]:
         return []
 
+    async def last_read(self, thread: Thread) -> None:
+        return None  # never read: the reader opens at the first message
+
     def keep(self, thread_id: str, messages: list[Message]) -> None:
         pass
 

@@ -13,8 +13,9 @@ from typing import Literal
 
 from pigeon.store.triage import Change
 
-Scope = Literal["app", "main", "reader", "review"]
-"""Where an action runs: anywhere (the app), on the mail screen, in the reader, or on the review of a draft."""
+Scope = Literal["app", "main", "reader", "find", "review"]
+"""Where an action runs: anywhere (the app), on the mail screen, in the reader, in the reader while a find is on
+(its keys come before the reader's), or on the review of a draft."""
 
 Op = Literal["read", "star", "done", "snooze", "mute", "label"]
 """The store's triage operations."""
@@ -188,28 +189,99 @@ ACTIONS: tuple[Action, ...] = (
     Action("reader.next", "Next thread", "Open the next thread of the list", "J", "step(1)", scope="reader"),
     Action("reader.previous", "Previous thread", "Open the previous thread", "K", "step(-1)", "reader", show=False),
     Action("reader.back", "Back", "Back to the list", "h", "screen.back", scope="reader", palette=False),
-    Action("reader.links", "Links", "The message's links: open (enter, 1-9) or copy (y)", "L", "links", "reader"),
+    Action(
+        "reader.links",
+        "Links",
+        "The message's links: open (enter, 1-9) or copy (y)",
+        "L",
+        "hand_off('links')",
+        "reader",
+    ),
     Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", "reader", show=False),
     Action(
-        "reader.save", "Save attachment", "Save an attachment into the download folder", "a", "save", "reader", False
+        "reader.save",
+        "Save attachment",
+        "Save an attachment into the download folder",
+        "a",
+        "hand_off('save')",
+        "reader",
+        False,
     ),
     Action(
-        "reader.open", "Open attachment", "Open an attachment with its program", "O", "open_attachment", "reader", False
+        "reader.open",
+        "Open attachment",
+        "Open an attachment with its program",
+        "O",
+        "hand_off('open')",
+        "reader",
+        False,
     ),
     Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", "reader", False),
+    # the reader's message cursor, folds and find
+    Action("reader.next_message", "Next msg", "Next message of the thread", "n", "next_message", "reader"),
+    Action("reader.previous_message", "Previous msg", "Previous message", "p", "previous_message", "reader", False),
+    Action("reader.first_new", "First new", "First message new since you last read", "N", "first_new", "reader", False),
+    Action(
+        "reader.first_message",
+        "First msg",
+        "First message of the thread",
+        "less_than_sign",
+        "first_message",
+        "reader",
+        False,
+    ),
+    Action(
+        "reader.last_message",
+        "Last msg",
+        "Last message of the thread",
+        "greater_than_sign",
+        "last_message",
+        "reader",
+        False,
+    ),
+    Action("reader.fold", "Fold", "Fold or unfold the message under the cursor", "enter", "fold", "reader", False),
+    Action(
+        "reader.unfold_all",
+        "Unfold all",
+        "Unfold every message (again: fold those read)",
+        "E",
+        "unfold_all",
+        "reader",
+        False,
+    ),
+    Action("reader.next_hit", "Next hit", "Next place the find found", "n", "next_hit", "find", False, palette=False),
+    Action(
+        "reader.previous_hit", "Previous hit", "Previous place found", "N", "previous_hit", "find", False, palette=False
+    ),
     # the reader: a message's text out of Pigeon (the message under the message cursor)
-    Action("reader.raw", "Raw message", "Every field the service sent for the message", "H", "raw", "reader", False),
+    Action(
+        "reader.raw",
+        "Raw message",
+        "Every field the service sent for the message",
+        "H",
+        "hand_off('raw')",
+        "reader",
+        False,
+    ),
     Action(
         "reader.pipe",
         "Pipe",
         "Give the message to a command on its standard input",
         "vertical_line",
-        "pipe",
+        "hand_off('pipe')",
         "reader",
         False,
     ),
-    Action("reader.write", "Write to file", "Write the message as mail text to a file", "w", "write", "reader", False),
-    Action("reader.copy", "Copy", "Copy the message's text to the clipboard", "y", "copy", "reader", False),
+    Action(
+        "reader.write",
+        "Write to file",
+        "Write the message as mail text to a file",
+        "w",
+        "hand_off('write')",
+        "reader",
+        False,
+    ),
+    Action("reader.copy", "Copy", "Copy the message's text to the clipboard", "y", "hand_off('copy')", "reader", False),
     # the review of a draft, after the editor
     _review("send", "Send", "Send the message now", "y", "send"),
     _review("edit", "Edit", "Edit the draft again", "e", "edit"),

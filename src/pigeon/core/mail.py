@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pigeon.api import PigeonError
 from pigeon.config import Config
+from pigeon.core import conversation
 from pigeon.core.actions import Action
 from pigeon.core.address_book import AddressBook
 from pigeon.core.errors import NotSaved, draft_reason
@@ -233,6 +234,11 @@ class MailCore(Session):
         if thread is not None:
             self._opened[thread_id] = thread
         return thread, messages
+
+    async def last_read(self, thread: Thread) -> datetime | None:
+        """When the user last read ``thread`` (here or, as the service says, elsewhere); None: never."""
+        local = await asyncio.to_thread(self.store.read_upto, thread.id or "")
+        return conversation.last_read(local, thread)
 
     def keep(self, thread_id: str, messages: list[Message]) -> None:
         """Hold a thread's messages (all of them) and learn the contacts they carry."""

@@ -165,6 +165,16 @@ class TriageStore(Database):
 
         return self._change(ids, Change("read", len(set(ids)), read), apply, record=record)
 
+    def read_upto(self, thread_id: str) -> datetime | None:
+        """The moment up to which the thread was read here (its newest message when it was last marked read)."""
+        rows = self.rows("SELECT read_upto FROM triage WHERE thread_id = ?", (thread_id,))
+        if not rows or not rows[0][0]:
+            return None
+        try:
+            return datetime.fromisoformat(rows[0][0])
+        except ValueError:  # a damaged row reads as never read
+            return None
+
     def star(self, ids: Sequence[str], on: bool = True) -> Change:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
             conn.execute("UPDATE triage SET starred = ? WHERE thread_id = ?", (int(on), thread_id))

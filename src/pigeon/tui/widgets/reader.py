@@ -1,226 +1,48 @@
-"""The message reader: a thread's messages in order, safe to show whatever they contain.
+"""The message reader: a thread's messages in tree order with a message cursor, folds and a find, safe to show
+whatever they contain.
 
-The whole thread is one ``Content`` in one ``Static``: a new page of messages, a folded quote or a resize replaces
-the content, never the widgets, so long threads stay cheap and nothing is torn down while keys arrive.
-"""
+The whole thread is one ``Content`` in one ``Static``, joined from each message's laid-out lines (kept by
+:class:`~pigeon.tui.widgets.thread_view.ThreadView`): a cursor move, a fold or a new page of messages lays out only
+the messages it changes, and nothing is torn down while keys arrive."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-from enum import StrEnum
+from bisect import bisect_right
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
-from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
-from pigeon.core.unreadable import unreadable_words
-from pigeon.htmltext import footnoted
-from pigeon.sanitize import clean, clean_line
+from pigeon.core.attachments import attachments_of
+from pigeon.core.conversation import first_new, is_new, read_before
 from pigeon.tui.keys import bindings
-from pigeon.tui.render import (
-    Quoted,
-    full_time,
-    human_size,
-    limit_text,
-    recipients_by_type,
-    safe,
-    safe_line,
-    sender_address,
-    sender_name,
-    split_quotes,
-    thread_depths,
-)
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.thread_view import Hit, ThreadView
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
-
-@functools.cache
-def status_badges() -> dict[str, str]:
-    """The badge of an outbound message's delivery status."""
-    from pigeon.models import MessageStatus  # pydantic loads after the first screen, not before
-
-    return {
-        MessageStatus.PENDING: "sending…",
-        MessageStatus.SENT: "sent",
-        MessageStatus.DELIVERED: "delivered",
-        MessageStatus.FAILED: "FAILED",
-    }
-
-
-NEWLINE = Content("\n")
 RENDER_HERE = 100_000
-"""Characters of message text a thread may hold to be laid out in the frame that shows it; longer ones are laid out
-in a thread."""
-
-
-def _base_subject(subject: str | None) -> str:
-    value = (subject or "").strip()
-    while value[:3].lower() in {"re:", "fw:"} or value[:4].lower() == "fwd:":
-        value = value.split(":", 1)[1].strip()
-    return value.lower()
-
-
-def markdown_content(source: str, width: int) -> Content:
-    """Markdown rendered by Rich (from tokens: nothing in it is markup) at ``width``, links shown as
-    "text (target)". ``source`` must already be cleaned of control sequences."""
-    from rich.console import Console  # imported when markdown mail is first shown, not at start-up
-    from rich.markdown import Markdown
-
-    console = Console(width=max(width, 20), color_system="truecolor", force_terminal=True, legacy_windows=False)
-    lines = console.render_lines(Markdown(source, hyperlinks=False), pad=False)
-    text = Text()
-    for number, line in enumerate(lines):
-        if number:
-            text.append("\n")
-        for segment in line:
-            if not segment.control:
-                text.append(segment.text, segment.style)
-    return Content.from_rich_text(text).rstrip()
-
-
-class ThreadView:
-    """Builds the content of a thread."""
-
-    def __init__(
-        self,
-        thread: Thread,
-        messages: list[Message],
-        contacts: dict[str, Contact],
-        *,
-        show_quotes: bool,
-        width: int,
-        unreadable: Sequence[Unreadable] = (),
-    ) -> None:
-        self.thread = thread
-        self.messages = messages
-        self.unreadable = unreadable
-        self.contacts = contacts
-        self.show_quotes = show_quotes
-        self.width = width
-        self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
-        self.links_seen = 0  # footnotes are numbered across the thread, as the links list (L) numbers them
-
-    def render(self, progress: str = "") -> Content:
-        self.links_seen = 0
-        parts: list[Content | str] = [
-            Content.assemble(
-                safe_line(self.thread.subject or "(no subject)", style="bold"),
-                Content.styled(f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"),
-            )
-        ]
-        if progress:
-            parts.append(Content.styled(progress, "italic $accent"))
-        depths = thread_depths(self.messages)
-        by_id = {m.id: m for m in self.messages}
-        rule = Content.styled("─" * max(self.width - 2, 10), "$panel")
-        for place, message in enumerate(self.messages):
-            parts += self.left_out(place, rule)
-            parent = by_id.get(message.parent_id) if message.parent_id else None
-            parts += ["", rule, self.message(message, depths.get(message.id or "", 0), parent)]
-        parts += self.left_out(len(self.messages), rule)
-        return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in parts)
-
-    def left_out(self, place: int, rule: Content) -> list[Content | str]:
-        """Where messages that could not be read would be: before the ``place``-th readable one (or after the
-        last), one cleaned line saying how many and why."""
-        last = place >= len(self.messages)
-        here = [u for u in self.unreadable if u.before == place or (last and u.before > place)]
-        return ["", rule, Content.styled(unreadable_words(here), "italic $warning")] if here else []
-
-    def message(self, message: Message, depth: int, parent: Message | None) -> Content:
-        lines: list[Content | str] = []
-        header = Content.assemble(
-            safe_line(sender_name(message, self.contacts), style="bold"),
-            "  ",
-            Content.styled(full_time(message.created_at), "dim"),
-        )
-        from pigeon.models import MessageDirection
-
-        outbound = message.direction == MessageDirection.OUTBOUND
-        badge = status_badges().get(message.status) if outbound else None  # type: ignore[arg-type]
-        if message.status is not None and not isinstance(message.status, StrEnum):  # a status the spec leaves open
-            badge = clean_line(message.status, limit=60)
-        if badge:
-            header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
-        lines.append(header)
-        if parent is not None and depth:
-            lines.append(
-                Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
-            )
-        address = sender_address(message, self.contacts)
-        if address:
-            lines.append(Content.assemble(Content.styled("From: ", "dim"), address))
-        for label, names in recipients_by_type(message.recipients, self.contacts):
-            lines.append(Content.assemble(Content.styled(f"{label}: ", "dim"), safe_line(", ".join(names))))
-        if message.subject and _base_subject(message.subject) != _base_subject(self.thread.subject):
-            lines.append(Content.assemble(Content.styled("Subject: ", "dim"), safe_line(message.subject)))
-
-        blocks = sorted(message.content_blocks, key=sequence_of)
-        texts = [b for b in blocks if not is_attachment(b)]
-        files = [b for b in blocks if is_attachment(b)]
-        for block in texts:
-            lines += ["", *self.body(block)]
-        if not texts:
-            lines += ["", Content.styled("(no text)", "dim")]
-        if files:
-            lines += ["", Content.styled("Attachments (a to save, O to open)", "bold")]
-            for block in files:
-                number = self.attachment_numbers.get(id(block), 0)
-                lines.append(
-                    Content.assemble(
-                        Content.styled(f" {number} ", "reverse"),
-                        " ",
-                        safe_line(block.filename or "(unnamed)", limit=80),
-                        Content.styled(
-                            f"  {clean(block.mime_type or 'application/octet-stream')}  {human_size(block.size)}", "dim"
-                        ),
-                    )
-                )
-        return NEWLINE.join(Content(p) if isinstance(p, str) else p for p in lines)
-
-    def body(self, block: ContentBlock) -> list[Content]:
-        mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
-        raw = block.content or ""
-        if mime == "text/html":
-            text, numbered = footnoted(raw, self.links_seen + 1)
-            self.links_seen += numbered
-        else:
-            text = raw
-        text, left_out = limit_text(clean(text))
-        out: list[Content] = []
-        if mime == "text/markdown":
-            out.append(markdown_content(text, self.width))
-        else:
-            for part in split_quotes(text):
-                if isinstance(part, Quoted):
-                    if self.show_quotes:
-                        out.append(safe("\n".join(part.lines), style="$text-muted"))
-                    else:
-                        out.append(Content.styled(f"┄ {len(part.lines)} quoted lines (t to show) ┄", "dim italic"))
-                elif part.strip():
-                    out.append(safe(part.strip("\n")))
-        if left_out:
-            out.append(Content.styled(f"… {left_out:,} more characters not shown", "italic $warning"))
-        return out
+"""Characters of message text to lay out in the frame that shows it; more are laid out in a thread."""
+TOP = 1
+"""Lines above the thread's content (its margin)."""
 
 
 class Reader(VerticalScroll, Pane, can_focus=True):
-    """The messages of one thread."""
+    """The messages of one thread, and the message cursor."""
 
     KEYS_ARE_BINDINGS: ClassVar[bool] = True  # no key handler of its own: the App runs its bindings at once
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings("find"),  # before the reader's: while a find is on, its keys come first
         Binding("j,down", "scroll_down", "Scroll down", id="reader.down", show=False),
         Binding("k,up", "scroll_up", "Scroll up", id="reader.up", show=False),
         Binding("space,pagedown", "page_down", "Page down", id="reader.page_down", show=False),
@@ -229,30 +51,16 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         *bindings("reader"),
     ]
 
-    class SaveAttachment(TextualMessage):
-        """Save an attachment of the open thread (the screen asks which, and where)."""
+    class HandOff(TextualMessage):
+        """Hand the message under the cursor (or its attachments, links, sender) to the screen's hand-off: ``what``
+        is ``save``, ``open``, ``links``, ``raw``, ``pipe``, ``write`` or ``copy``."""
+
+        def __init__(self, what: str) -> None:
+            super().__init__()
+            self.what = what
 
     class EditSender(TextualMessage):
         """Edit the contact who wrote the open thread."""
-
-    class OpenAttachment(TextualMessage):
-        """Open an attachment of the open thread with its program (the screen asks which, and asks first for a
-        type that can run code)."""
-
-    class ShowLinks(TextualMessage):
-        """List the open thread's links."""
-
-    class ShowRaw(TextualMessage):
-        """Show every field the service sent for the message under the cursor."""
-
-    class Pipe(TextualMessage):
-        """Give the message under the cursor to a command (the screen asks which)."""
-
-    class Write(TextualMessage):
-        """Write the message under the cursor to a file (the screen asks where)."""
-
-    class Copy(TextualMessage):
-        """Copy the text of the message under the cursor."""
 
     class Step(TextualMessage):
         """Open the next (``1``) or previous (``-1``) thread of the list."""
@@ -271,29 +79,50 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self.contacts: dict[str, Contact] = {}
         self.show_quotes = False
         self.progress = ""
+        self.read_at: datetime | None = None
+        self.cursor = 0
+        self.folded: set[str] = set()
+        self.find = ""
+        self.hits: list[Hit] = []
+        self.hit = 0
+        self._view: ThreadView | None = None
+        self._moved = False  # the user moved the cursor: a new page of messages leaves it where it is
+        self._all_open = False
+        self._starts: list[int] = []
         self._width = 0
         self._shown = self.EMPTY
+        self._text = self.EMPTY.plain
         self._generation = 0
+        self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(self.EMPTY, id="reader-content", markup=False)
+        yield Input(placeholder="Find in this thread (enter; escape ends)", id="reader-find")
 
     @property
     def attachments(self) -> list[tuple[Message, ContentBlock]]:
         return attachments_of(self.messages)
 
     @property
-    def current_message(self) -> Message | None:
-        """The message the reader's actions act on (reply, forward, attachments, links): the latest one someone
-        else sent, else the latest."""
-        from pigeon.core.compose import answered
+    def order(self) -> list[Message]:
+        """The messages as shown: replies under what they answer."""
+        return [message for message, _ in self._view.order] if self._view else []
 
-        return answered(self.messages)
+    @property
+    def current_message(self) -> Message | None:
+        """The message under the message cursor: the one the reader's actions act on (reply, forward, attachments,
+        links)."""
+        order = self.order
+        return order[min(self.cursor, len(order) - 1)] if order else None
 
     @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
-        return self._shown.plain
+        return self._text
+
+    @property
+    def finding(self) -> bool:
+        return bool(self.find)
 
     def show(
         self,
@@ -303,94 +132,241 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         *,
         progress: str = "",
         unreadable: Sequence[Unreadable] | None = None,
+        read_at: datetime | None = None,
     ) -> None:
-        """Show ``messages`` of ``thread`` (again, when more pages arrived: the scroll position is kept), with the
-        places of its ``unreadable`` messages (``None``: those shown already, if it is the same thread)."""
+        """Show ``messages`` of ``thread`` (again, when more pages arrived: the cursor and folds are kept), with the
+        places of its ``unreadable`` messages (``None``: those shown already, if it is the same thread). A new
+        thread opens at its first message newer than ``read_at``, those read before folded."""
         same = self.thread is not None and self.thread.id == thread.id
         if unreadable is not None or not same:
             self.unreadable = unreadable or ()
-        self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
-        self._render_thread()
         if not same:
-            self.scroll_home(animate=False)
+            self.read_at, self._moved, self._all_open, self.folded = read_at, False, False, set()
+            self._end_find()
+        known = self._view.keys if same and self._view else []
+        current = self._view.keys[self.cursor] if same and self._view and self._view.keys else None
+        self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
+        self._view = view = ThreadView(thread, messages, contacts, unreadable=self.unreadable)
+        seen = set(known)
+        for key, (message, _) in zip(view.keys, view.order, strict=True):
+            if key not in seen and read_before(message, self.read_at):
+                self.folded.add(key)
+        if self._moved and current in view.keys:
+            self.cursor = view.keys.index(current)
+        else:
+            self.cursor = first_new([m for m, _ in view.order], self.read_at)
+        if view.keys:
+            self.folded.discard(view.keys[self.cursor])
+        self._render_thread(place=not (same and self._moved))
+
+    # --- the message cursor -----------------------------------------------------------------------------------
+
+    def move_to(self, index: int) -> None:
+        """Put the message cursor on the ``index``-th message shown, its header at the top."""
+        if self._view is None or not len(self._view):
+            return
+        self._moved = True
+        self.cursor = max(0, min(index, len(self._view) - 1))
+        self._render_thread(place=True)
+
+    def action_next_message(self) -> None:
+        self.move_to(self.cursor + 1)
+
+    def action_previous_message(self) -> None:
+        self.move_to(self.cursor - 1)
+
+    def action_first_message(self) -> None:
+        self.move_to(0)
+
+    def action_last_message(self) -> None:
+        self.move_to(len(self.order) - 1)
+
+    def action_first_new(self) -> None:
+        order = self.order
+        first = next((n for n, m in enumerate(order) if is_new(m, self.read_at)), None)
+        if first is None:
+            self.notify("Nothing new in this thread.", markup=False)
+            return
+        self.move_to(first)
+
+    def action_fold(self) -> None:
+        """Fold or unfold the message under the cursor."""
+        if self._view is None or not len(self._view):
+            return
+        key = self._view.keys[self.cursor]
+        self.folded.symmetric_difference_update({key})
+        self._moved = True
+        self._render_thread(place=True)
+
+    def action_unfold_all(self) -> None:
+        """Unfold every message; again: fold those read before."""
+        if self._view is None:
+            return
+        self._all_open = not self._all_open
+        if self._all_open:
+            self.folded = set()
+        else:
+            view = self._view
+            self.folded = {k for k, (m, _) in zip(view.keys, view.order, strict=True) if read_before(m, self.read_at)}
+            self.folded.discard(view.keys[self.cursor])
+        self._render_thread(place=True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._placing or not self._starts or self._view is None:
+            return
+        # Scrolling moves the cursor to the message at the top of the view (at the bottom, where the last
+        # headers cannot reach the top, a cursor still in view stays).
+        y = round(new_value) - TOP
+        if new_value >= self.max_scroll_y and self._starts[self.cursor] >= y:
+            return
+        index = max(0, min(bisect_right(self._starts, y) - 1, len(self._view) - 1))
+        if index != self.cursor:
+            self.cursor, self._moved = index, True
+            self._render_thread(place=False)
+
+    # --- find -------------------------------------------------------------------------------------------------
+
+    def start_find(self) -> None:
+        """Open the find box (``/`` in the reader)."""
+        box = self.query_one("#reader-find", Input)
+        box.add_class("shown")
+        box.value = self.find
+        self.screen.set_focus(box)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.find_words(event.value)
+        self.query_one("#reader-find", Input).remove_class("shown")
+        self.screen.set_focus(self)
+
+    def find_words(self, words: str) -> None:
+        """Find ``words`` in the thread: the hits highlighted, the cursor on the first at or after it."""
+        self.find = words.strip()
+        if self._view is None or not self.find:
+            self.end_find()
+            return
+        self.hits = self._view.find(self.find, self._text_width, show_quotes=self.show_quotes)
+        if not self.hits:
+            self.notify(f"Not found in this thread: {self.find}", markup=False)
+            self.end_find()
+            return
+        self.go_to_hit(0)
+
+    def go_to_hit(self, number: int) -> None:
+        self.hit = number % len(self.hits)
+        hit = self.hits[self.hit]
+        self.folded.discard(self._view.keys[hit.index] if self._view else "")
+        self.cursor, self._moved = hit.index, True
+        self.title = Content.assemble("Message  ", Content.styled(f"find: {self.hit + 1} of {len(self.hits)}", "bold"))
+        self._render_thread(place=True, line=hit.line)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"next_hit", "previous_hit"}:
+            return self.finding  # otherwise n and N are the message keys
+        return True
+
+    def action_next_hit(self) -> None:
+        self.go_to_hit(self.hit + 1)
+
+    def action_previous_hit(self) -> None:
+        self.go_to_hit(self.hit - 1)
+
+    def end_find(self) -> None:
+        """End the find: no highlights, ``n`` and ``N`` move between messages again."""
+        was = self.finding
+        self._end_find()
+        if was:
+            self._render_thread(place=False)
+
+    def _end_find(self) -> None:
+        self.find, self.hits, self.hit = "", [], 0
+        self.title = "Message"
+        if self.is_mounted:
+            self.query_one("#reader-find", Input).remove_class("shown")
+
+    # --- the other keys ---------------------------------------------------------------------------------------
 
     def action_toggle_quotes(self) -> None:
         self.show_quotes = not self.show_quotes
-        self._render_thread()
-
-    def action_save(self) -> None:
-        self.post_message(self.SaveAttachment())
+        self._render_thread(place=True)
 
     def action_edit_sender(self) -> None:
         self.post_message(self.EditSender())
 
-    def action_open_attachment(self) -> None:
-        self.post_message(self.OpenAttachment())
-
-    def action_links(self) -> None:
-        self.post_message(self.ShowLinks())
-
-    def action_raw(self) -> None:
-        self.post_message(self.ShowRaw())
-
-    def action_pipe(self) -> None:
-        self.post_message(self.Pipe())
-
-    def action_write(self) -> None:
-        self.post_message(self.Write())
-
-    def action_copy(self) -> None:
-        self.post_message(self.Copy())
+    def action_hand_off(self, what: str) -> None:
+        self.post_message(self.HandOff(what))
 
     def action_step(self, delta: int) -> None:
         self.post_message(self.Step(delta))
 
     def clear(self) -> None:
         """Show no thread."""
-        self.thread, self.messages, self.unreadable, self.progress = None, [], (), ""
-        self._render_thread()
+        self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), "", None
+        self._end_find()
+        self._render_thread(place=False)
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width
         if width != self._width:
             self._width = width
-            if self.thread is not None:
-                self._render_thread()
+            if self._view is not None:
+                self._view.forget()
+                self._render_thread(place=True)
 
     @property
     def rendering(self) -> bool:
         """A long thread is being laid out in the background (the reader says so meanwhile)."""
         return any(worker.group == "render" and not worker.is_finished for worker in self.workers)
 
-    def _render_thread(self) -> None:
+    @property
+    def _text_width(self) -> int:
+        return (self.scrollable_content_region.width or 80) - 1
+
+    def _assemble(self, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
+        """The thread's content and where each message starts (its line)."""
+        return view.assemble(
+            width, self.progress, self.folded, self.cursor, show_quotes=self.show_quotes, find=self.find
+        )
+
+    def _render_thread(self, *, place: bool, line: int = 0) -> None:
         static = self.query_one("#reader-content", Static)
         self._generation += 1
-        if self.thread is None:
-            self._shown = self.EMPTY
+        view = self._view
+        if view is None or self.thread is None:
+            self._shown, self._starts, self._text = self.EMPTY, [], self.EMPTY.plain
             static.update(self.EMPTY)
             return
-        width = self.scrollable_content_region.width or 80
-        view = ThreadView(
-            self.thread,
-            self.messages,
-            self.contacts,
-            show_quotes=self.show_quotes,
-            width=width - 1,
-            unreadable=self.unreadable,
+        width = self._text_width
+        size = sum(
+            len(block.content or "")
+            for key, (message, _) in zip(view.keys, view.order, strict=True)
+            if key not in self.folded
+            for block in message.content_blocks
         )
-        size = sum(len(block.content or "") for message in self.messages for block in message.content_blocks)
         if size <= RENDER_HERE:
-            self._shown = view.render(self.progress)
-            static.update(self._shown)
+            self._put(*self._assemble(view, width), place, line)
             return
         # Laying out a long thread (a huge newsletter, tens of thousands of links) takes a while: in a thread, so
         # that every key is answered meanwhile; a newer layout (more pages, a fold, a resize) replaces it.
         static.update(Content.styled(f"Laying out {size:,} characters…", "italic dim"))
-        self._render_elsewhere(view, self.progress, self._generation)
+        self._render_elsewhere(view, width, self._generation, place, line)
 
     @work(exclusive=True, group="render", exit_on_error=False, description="laying out the thread")
-    async def _render_elsewhere(self, view: ThreadView, progress: str, generation: int) -> None:
-        shown = await asyncio.to_thread(view.render, progress)
+    async def _render_elsewhere(self, view: ThreadView, width: int, generation: int, place: bool, line: int) -> None:
+        shown, starts, text = await asyncio.to_thread(self._assemble, view, width)
         if generation == self._generation:  # nothing newer was asked for meanwhile
-            self._shown = shown
-            self.query_one("#reader-content", Static).update(shown)
+            self._put(shown, starts, text, place, line)
+
+    def _put(self, shown: Content, starts: list[int], text: str, place: bool, line: int) -> None:
+        self._shown, self._starts, self._text = shown, starts, text
+        self.query_one("#reader-content", Static).update(shown)
+        if place and starts:
+            self._placing = True
+            target = TOP + starts[self.cursor] + line
+
+            def scroll() -> None:
+                self.scroll_to(y=target, animate=False, immediate=True)
+                self._placing = False
+
+            self.call_after_refresh(scroll)

@@ -166,11 +166,12 @@ class ReaderPart(Part):
         screen = self.screen
         thread = None
 
+        read_at = None
+
         def show(messages: list[MailMessage], progress: str = "") -> None:
             if thread is not None:
-                reader.show(
-                    thread, messages, core.contacts, progress=progress, unreadable=core.unreadable_in(thread_id)
-                )
+                unreadable = core.unreadable_in(thread_id)
+                reader.show(thread, messages, core.contacts, progress=progress, unreadable=unreadable, read_at=read_at)
             if focus and screen.focused is not reader:
                 screen.set_focus(reader)
 
@@ -182,6 +183,7 @@ class ReaderPart(Part):
                 waiting.stop()
         if thread is None:
             return
+        read_at = await core.last_read(thread)  # before this opening marks it read
         total = thread.message_count or 0
         if mark_read:  # after the messages are painted: the list's bookkeeping never delays reading
             self._mark_read_soon(thread_id)
@@ -197,7 +199,7 @@ class ReaderPart(Part):
         try:
             async for loaded, more in core.fetch_thread(thread_id):
                 progress = f"Loading messages… {len(loaded)} of {max(total, len(loaded))}" if more else ""
-                reader.show(thread, loaded, core.contacts, progress=progress, unreadable=core.unreadable_in(thread_id))
+                show(loaded, progress)
         except PigeonError:
             if cached or loaded:
                 reader.show(

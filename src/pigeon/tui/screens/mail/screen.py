@@ -208,26 +208,19 @@ class MainScreen(ReportsFailures, Screen[None]):
     def on_reader_edit_sender(self, event: Reader.EditSender) -> None:
         self.reading.edit_sender()
 
-    def on_reader_save_attachment(self, event: Reader.SaveAttachment) -> None:
-        self.handoff.save_attachment()
-
-    def on_reader_open_attachment(self, event: Reader.OpenAttachment) -> None:
-        self.handoff.open_attachment()
-
-    def on_reader_show_links(self, event: Reader.ShowLinks) -> None:
-        self.handoff.show_links()
-
-    def on_reader_show_raw(self, event: Reader.ShowRaw) -> None:
-        self.handoff.show_raw()
-
-    def on_reader_pipe(self, event: Reader.Pipe) -> None:
-        self.handoff.pipe()
-
-    def on_reader_write(self, event: Reader.Write) -> None:
-        self.handoff.write()
-
-    def on_reader_copy(self, event: Reader.Copy) -> None:
-        self.handoff.copy()
+    def on_reader_hand_off(self, event: Reader.HandOff) -> None:
+        handoff = self.handoff
+        chosen = {
+            "save": handoff.save_attachment,
+            "open": handoff.open_attachment,
+            "links": handoff.show_links,
+            "raw": handoff.show_raw,
+            "pipe": handoff.pipe,
+            "write": handoff.write,
+            "copy": handoff.copy,
+        }.get(event.what)
+        if chosen is not None:
+            chosen()
 
     def on_thread_opened(self, event: ThreadOpened) -> None:
         self.triage.mark_read(event.thread_id)
@@ -307,8 +300,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
-        if box.has_focus:  # a / typed in the search (the binding comes first, being a priority one)
-            box.insert_text_at_cursor("/")
+        if isinstance(self.focused, Input):  # a / typed in a box (the binding comes first, being a priority one)
+            self.focused.insert_text_at_cursor("/")
+            return
+        if self.reading.active:  # in the reader, / finds in the open thread
+            self.reading.widget.start_find()
             return
         box.add_class("shown")
         self.set_focus(box)  # at once, before the keys typed after it are handed on: they are the search's
@@ -325,7 +321,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)
-        if box.has_focus or (self.threads.filter_text and self.focused is self.query_one(ThreadList)):
+        reader = self.query_one(Reader)
+        if reader.finding or reader.query_one("#reader-find", Input).has_focus:
+            reader.end_find()
+            self.set_focus(reader)
+        elif box.has_focus or (self.threads.filter_text and self.focused is self.query_one(ThreadList)):
             box.value = ""
             box.remove_class("shown")
             self.set_focus(self.query_one(ThreadList))

@@ -1,0 +1,75 @@
+"""A conversation's shape and what in it is new: replies under what they answer, and the moment the user last read
+it (the later of the local read state and the service's read mark of the owner)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pigeon.models import Message, Thread
+
+
+def tree_order(messages: Sequence[Message]) -> list[tuple[Message, int]]:
+    """The messages with their reply depth, each followed by its replies (oldest first, as the messages come);
+    a message whose parent is not in the thread stays where its time puts it. A loop of parents is cut."""
+    ids = {m.id for m in messages if m.id}
+    children: dict[str, list[Message]] = {}
+    roots: list[Message] = []
+    for message in messages:
+        parent = message.parent_id
+        if parent and parent in ids and parent != message.id:
+            children.setdefault(parent, []).append(message)
+        else:
+            roots.append(message)
+    order: list[tuple[Message, int]] = []
+    placed: set[int] = set()
+    for root in roots:
+        stack = [(root, 0)]
+        while stack:
+            message, depth = stack.pop()
+            if id(message) in placed:
+                continue
+            placed.add(id(message))
+            order.append((message, depth))
+            stack.extend((reply, depth + 1) for reply in reversed(children.get(message.id or "", ())))
+    # Messages on a loop of parents (no root leads to them) keep their time order at the end.
+    order += [(m, 0) for m in messages if id(m) not in placed]
+    return order
+
+
+def last_read(local: datetime | None, thread: Thread | None) -> datetime | None:
+    """When the user last read the thread: the later of ``local`` (the store's read mark) and the ``last_read_at``
+    the service keeps for the thread's owner."""
+    from pigeon.models import ParticipantRole
+
+    moments = [local] if local is not None else []
+    if thread is not None:
+        moments += [p.last_read_at for p in thread.participants if p.role == ParticipantRole.OWNER and p.last_read_at]
+    return max(moments) if moments else None
+
+
+def is_new(message: Message, read_at: datetime | None) -> bool:
+    """A message someone else sent after the user last read the thread (never read: every such message)."""
+    from pigeon.models import MessageDirection
+
+    if message.direction == MessageDirection.OUTBOUND:
+        return False  # what the user sent is read
+    if read_at is None:
+        return True
+    return message.created_at is None or message.created_at > read_at
+
+
+def read_before(message: Message, read_at: datetime | None) -> bool:
+    """A message the reader folds on opening: the thread was read before, and this is not new since."""
+    return read_at is not None and not is_new(message, read_at)
+
+
+def first_new(order: Sequence[Message], read_at: datetime | None) -> int:
+    """Where a thread opens: the first new message in ``order``; never read, the first; nothing new, the last."""
+    if not order:
+        return 0
+    if read_at is None:
+        return 0
+    return next((n for n, message in enumerate(order) if is_new(message, read_at)), len(order) - 1)

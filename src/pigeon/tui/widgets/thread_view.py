@@ -1,0 +1,364 @@
+"""A thread laid out message by message: each message's lines are made once for a width, a fold and the quotes'
+state, and kept, so a fold, a cursor move or a find lays out only the messages it changes.
+
+The messages come in tree order (replies under what they answer), indented by depth up to a cap."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.content import Content
+
+from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
+from pigeon.core.conversation import tree_order
+from pigeon.core.unreadable import unreadable_words
+from pigeon.htmltext import footnoted
+from pigeon.sanitize import clean, clean_line
+from pigeon.tui.render import (
+    Quoted,
+    full_time,
+    human_size,
+    limit_text,
+    recipients_by_type,
+    safe,
+    safe_line,
+    sender_address,
+    sender_name,
+    split_quotes,
+)
+
+if TYPE_CHECKING:
+    from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
+
+NEWLINE = Content("\n")
+INDENT = 2
+"""Columns of indent per level of replies."""
+INDENT_LEVELS = 4
+"""Levels indented; deeper replies stay at this indent and say their depth (a deep tree stays readable)."""
+ROOM = 56
+"""Columns a message keeps whatever its depth (a long address beside its label): a narrower reader indents less."""
+
+
+def indent_levels(width: int) -> int:
+    """How many levels of replies are indented at ``width``."""
+    return max(0, min(INDENT_LEVELS, (width - ROOM) // INDENT))
+
+
+CURSOR = "▌"
+HIT_STYLE = "reverse"
+
+
+@functools.cache
+def status_badges() -> dict[str, str]:
+    """The badge of an outbound message's delivery status."""
+    from pigeon.models import MessageStatus  # pydantic loads after the first screen, not before
+
+    return {
+        MessageStatus.PENDING: "sending…",
+        MessageStatus.SENT: "sent",
+        MessageStatus.DELIVERED: "delivered",
+        MessageStatus.FAILED: "FAILED",
+    }
+
+
+def _base_subject(subject: str | None) -> str:
+    value = (subject or "").strip()
+    while value[:3].lower() in {"re:", "fw:"} or value[:4].lower() == "fwd:":
+        value = value.split(":", 1)[1].strip()
+    return value.lower()
+
+
+def markdown_content(source: str, width: int) -> Content:
+    """Markdown rendered by Rich (from tokens: nothing in it is markup) at ``width``, links shown as
+    "text (target)". ``source`` must already be cleaned of control sequences."""
+    from rich.console import Console  # imported when markdown mail is first shown, not at start-up
+    from rich.markdown import Markdown
+
+    console = Console(width=max(width, 20), color_system="truecolor", force_terminal=True, legacy_windows=False)
+    lines = console.render_lines(Markdown(source, hyperlinks=False), pad=False)
+    text = Text()
+    for number, line in enumerate(lines):
+        if number:
+            text.append("\n")
+        for segment in line:
+            if not segment.control:
+                text.append(segment.text, segment.style)
+    return Content.from_rich_text(text).rstrip()
+
+
+def finder(words: str) -> re.Pattern[str] | None:
+    """The pattern a find looks for: the words as typed, any case."""
+    return re.compile(re.escape(words), re.IGNORECASE) if words.strip() else None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A place a find found: the message (in the order shown) and the line in its unfolded lines."""
+
+    index: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One message laid out: its lines (each within the width) and how many."""
+
+    content: Content
+    lines: int
+    plain: tuple[str, ...]
+    """Its lines as shown (wrapped), plain."""
+    text: str
+    """Its lines as written (unwrapped), plain: what the reader's ``text`` says."""
+
+
+class ThreadView:
+    """The thread's messages in tree order, and each one's lines (kept per width, fold, quotes, cursor, find)."""
+
+    def __init__(
+        self,
+        thread: Thread,
+        messages: list[Message],
+        contacts: dict[str, Contact],
+        *,
+        unreadable: Sequence[Unreadable] = (),
+    ) -> None:
+        self.thread = thread
+        self.messages = messages
+        self.contacts = contacts
+        self.unreadable = unreadable
+        self.order = tree_order(messages)
+        self.by_id = {m.id: m for m in messages if m.id}
+        places = {id(m): n for n, m in enumerate(messages)}
+        self.keys = [m.id or f"#{places[id(m)]}" for m, _ in self.order]
+        self.place = [places[id(m)] for m, _ in self.order]
+        self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
+        self._footnotes: dict[int, tuple[str, int]] | None = None
+        self._pieces: dict[tuple[object, ...], Piece] = {}
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def title(self, progress: str) -> list[Content]:
+        lines = [
+            Content.assemble(
+                safe_line(self.thread.subject or "(no subject)", style="bold"),
+                Content.styled(f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"),
+            )
+        ]
+        if progress:
+            lines.append(Content.styled(progress, "italic $accent"))
+        return lines
+
+    def left_out(self, index: int) -> Content | None:
+        """Before the ``index``-th message shown (or after the last): a line for the messages that could not be
+        read there (their places count in time order)."""
+        if not self.unreadable:
+            return None
+        last = index >= len(self.order)
+        place = len(self.messages) if last else self.place[index]
+        here = [u for u in self.unreadable if u.before == place or (last and u.before > place)]
+        if not here:
+            return None
+        return Content.styled(unreadable_words(here), "italic $warning")
+
+    def piece(self, index: int, width: int, *, folded: bool, current: bool, show_quotes: bool, find: str = "") -> Piece:
+        key = (self.keys[index], width, folded, current, show_quotes, find)
+        found = self._pieces.get(key)
+        if found is None:
+            found = self._pieces[key] = self._lay_out(index, width, folded, current, show_quotes, find)
+        return found
+
+    def assemble(
+        self, width: int, progress: str, folded: Set[str], cursor: int, *, show_quotes: bool, find: str
+    ) -> tuple[Content, list[int], str]:
+        """The thread's content, the line where each message starts, and its text as written (unwrapped)."""
+        parts = self.title(progress)
+        texts = [part.plain for part in parts]
+        line, starts = len(parts), []
+        for index in range(len(self.order) + 1):
+            note = self.left_out(index)
+            if note is not None:
+                rule = Content.styled("─" * max(width - 1, 10), "$panel")
+                wrapped = [Content(""), rule, *note.wrap(width)]
+                parts += wrapped
+                texts += ["", rule.plain, note.plain]
+                line += len(wrapped)
+            if index == len(self.order):
+                break
+            piece = self.piece(
+                index,
+                width,
+                folded=self.keys[index] in folded,
+                current=index == cursor,
+                show_quotes=show_quotes,
+                find=find,
+            )
+            starts.append(line)
+            parts.append(piece.content)
+            texts.append(piece.text)
+            line += piece.lines
+        return NEWLINE.join(parts), starts, "\n".join(texts)
+
+    def find(self, words: str, width: int, *, show_quotes: bool) -> list[Hit]:
+        """Every place ``words`` are, message by message as shown, each message as it reads unfolded."""
+        pattern = finder(words)
+        if pattern is None:
+            return []
+        hits: list[Hit] = []
+        for index in range(len(self.order)):
+            piece = self.piece(index, width, folded=False, current=False, show_quotes=show_quotes)
+            for line, plain in enumerate(piece.plain):
+                hits += [Hit(index, line) for _ in pattern.finditer(plain)]
+        return hits
+
+    def forget(self) -> None:
+        """Drop every laid-out message (the width changed)."""
+        self._pieces.clear()
+
+    def _lay_out(self, index: int, width: int, folded: bool, current: bool, show_quotes: bool, find: str) -> Piece:
+        message, depth = self.order[index]
+        levels = indent_levels(width)
+        shown_depth = min(depth, levels)
+        margin = Content.styled(CURSOR, "bold $accent") if current else Content(" ")
+        indent = " " * (1 + INDENT * shown_depth)
+        room = max(width - 1 - len(indent), 10)
+        deep = Content.styled(f"↳ {depth} ", "dim") if depth > levels else Content("")
+        if folded:
+            logical = [Content.assemble(deep, self.summary(message)).truncate(room, ellipsis=True)]
+        else:
+            logical = [Content(""), Content.styled("─" * room, "$panel"), Content.assemble(deep, self.header(message))]
+            logical += self.message(message, show_quotes, room)
+        pattern = finder(find)
+        if pattern is not None:
+            logical = [_highlight(row, pattern) for row in logical]
+        head = 0 if folded else 2
+
+        def prefixed(rows: list[Content], head: int) -> list[Content]:
+            return [Content.assemble(margin if n == head else " ", indent, row) for n, row in enumerate(rows)]
+
+        wrapped: list[Content] = []
+        for n, row in enumerate(logical):
+            if n == head:
+                head = len(wrapped)
+            wrapped += row.wrap(room)
+        lines = prefixed(wrapped, head)
+        text = NEWLINE.join(prefixed(logical, 0 if folded else 2)).plain
+        return Piece(NEWLINE.join(lines), len(lines), tuple(row.plain for row in wrapped), text)
+
+    def summary(self, message: Message) -> Content:
+        """A folded message's one line: sender, time, first words."""
+        words = " ".join(
+            clean_line(block.content or "", limit=200)
+            for block in sorted(message.content_blocks, key=sequence_of)
+            if not is_attachment(block) and (block.mime_type or "text/plain").startswith("text/plain")
+        )
+        return Content.assemble(
+            safe_line(sender_name(message, self.contacts), limit=30, style="bold"),
+            "  ",
+            Content.styled(full_time(message.created_at)[:16], "dim"),
+            "  ",
+            Content.styled(clean_line(words, limit=200), "$text-muted"),
+        )
+
+    def header(self, message: Message) -> Content:
+        from pigeon.models import MessageDirection
+
+        header = Content.assemble(
+            safe_line(sender_name(message, self.contacts), style="bold"),
+            "  ",
+            Content.styled(full_time(message.created_at), "dim"),
+        )
+        outbound = message.direction == MessageDirection.OUTBOUND
+        badge = status_badges().get(message.status) if outbound else None  # type: ignore[arg-type]
+        if message.status is not None and not isinstance(message.status, StrEnum):  # a status the spec leaves open
+            badge = clean_line(message.status, limit=60)
+        if badge:
+            header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
+        return header
+
+    def message(self, message: Message, show_quotes: bool, width: int = 80) -> list[Content]:
+        """The lines of an unfolded message under its header (before wrapping)."""
+        lines: list[Content] = []
+        parent = self.by_id.get(message.parent_id) if message.parent_id else None
+        if parent is not None and parent is not message:
+            lines.append(
+                Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
+            )
+        address = sender_address(message, self.contacts)
+        if address:
+            lines.append(Content.assemble(Content.styled("From: ", "dim"), address))
+        for label, names in recipients_by_type(message.recipients, self.contacts):
+            lines.append(Content.assemble(Content.styled(f"{label}: ", "dim"), safe_line(", ".join(names))))
+        if message.subject and _base_subject(message.subject) != _base_subject(self.thread.subject):
+            lines.append(Content.assemble(Content.styled("Subject: ", "dim"), safe_line(message.subject)))
+        blocks = sorted(message.content_blocks, key=sequence_of)
+        texts = [b for b in blocks if not is_attachment(b)]
+        files = [b for b in blocks if is_attachment(b)]
+        for block in texts:
+            lines += [Content(""), *self.body(block, width, show_quotes)]
+        if not texts:
+            lines += [Content(""), Content.styled("(no text)", "dim")]
+        if files:
+            lines += [Content(""), Content.styled("Attachments (a to save, O to open)", "bold")]
+            for block in files:
+                number = self.attachment_numbers.get(id(block), 0)
+                lines.append(
+                    Content.assemble(
+                        Content.styled(f" {number} ", "reverse"),
+                        " ",
+                        safe_line(block.filename or "(unnamed)", limit=80),
+                        Content.styled(
+                            f"  {clean(block.mime_type or 'application/octet-stream')}  {human_size(block.size)}", "dim"
+                        ),
+                    )
+                )
+        return [part for line in lines for part in line.split(allow_blank=True)]
+
+    def html_text(self, block: ContentBlock) -> str:
+        """An HTML block as text with numbered footnotes, numbered across the thread in time order (as the links
+        list numbers them), whatever order the messages are shown in."""
+        if self._footnotes is None:
+            self._footnotes, seen = {}, 0
+            for message in self.messages:
+                for each in sorted(message.content_blocks, key=sequence_of):
+                    if not is_attachment(each) and _mime(each) == "text/html":
+                        text, numbered = footnoted(each.content or "", seen + 1)
+                        self._footnotes[id(each)] = (text, numbered)
+                        seen += numbered
+        return self._footnotes.get(id(block), ("", 0))[0]
+
+    def body(self, block: ContentBlock, width: int, show_quotes: bool) -> list[Content]:
+        mime = _mime(block)
+        text = self.html_text(block) if mime == "text/html" else block.content or ""
+        text, left_out = limit_text(clean(text))
+        out: list[Content] = []
+        if mime == "text/markdown":
+            out.append(markdown_content(text, width))
+        else:
+            for part in split_quotes(text):
+                if isinstance(part, Quoted):
+                    if show_quotes:
+                        out.append(safe("\n".join(part.lines), style="$text-muted"))
+                    else:
+                        out.append(Content.styled(f"┄ {len(part.lines)} quoted lines (t to show) ┄", "dim italic"))
+                elif part.strip():
+                    out.append(safe(part.strip("\n")))
+        if left_out:
+            out.append(Content.styled(f"… {left_out:,} more characters not shown", "italic $warning"))
+        return out
+
+
+def _mime(block: ContentBlock) -> str:
+    return (block.mime_type or "text/plain").split(";")[0].strip().lower()
+
+
+def _highlight(row: Content, pattern: re.Pattern[str]) -> Content:
+    for match in pattern.finditer(row.plain):
+        row = row.stylize(HIT_STYLE, match.start(), match.end())
+    return row

@@ -1,0 +1,198 @@
+"""A long conversation in the reader: it opens at the first unread message, the message cursor moves, folds open,
+replies sit under what they answer, find goes from hit to hit, and a reply answers the message under the cursor."""
+
+from __future__ import annotations
+
+import email
+import sys
+from email import policy
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from pigeon.config import ComposeConfig, load_config
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS
+from tests.conversation import READ, SIZE, Conversation, add_conversation
+from tests.server.conftest import Service
+from tests.tui.conftest import BASE, current_id, loaded, pigeon_for, settle
+
+NARROW = (80, 24)
+
+
+async def opened(pilot: Pilot[None], app: PigeonApp, conversation: Conversation) -> Reader:
+    threads = await loaded(pilot, app)
+    assert current_id(threads) == conversation.thread_id
+    await pilot.press("enter")
+    reader = app.screen.query_one(Reader)
+    # (500 messages come from the service page by page: on a loaded machine that takes a while)
+    await settle(pilot, app, lambda: len(reader.messages) == SIZE and app.focused is reader, within=60)
+    return reader
+
+
+def current(reader: Reader) -> str:
+    assert reader.current_message is not None
+    return reader.current_message.id or ""
+
+
+def lines_of(reader: Reader, message_id: str) -> list[str]:
+    return [line for line in reader.text.splitlines() if message_id in line]
+
+
+async def test_a_long_thread_opens_at_its_first_unread_with_what_was_read_folded(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        assert current(reader) == conversation.first_unread()
+        old, new = conversation.ids[0], conversation.ids[READ]
+        assert len(lines_of(reader, old)) == 1  # folded: one line (sender, time, first words)
+        assert "writer0@example.com" in lines_of(reader, old)[0]
+        assert len(lines_of(reader, new)) == 2  # new: unfolded (its body's two lines)
+        assert len(lines_of(reader, current(reader))) == 2
+
+
+async def test_the_message_keys_move_the_cursor_in_the_order_shown(service: Service) -> None:
+    conversation = add_conversation(service)
+    tree = [message_id for message_id, _ in conversation.tree()]
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        start = tree.index(current(reader))
+        await pilot.press("n", "n")
+        assert current(reader) == tree[start + 2]
+        await pilot.press("p")
+        assert current(reader) == tree[start + 1]
+        await pilot.press("greater_than_sign")
+        assert current(reader) == tree[-1]
+        await pilot.press("less_than_sign")
+        assert current(reader) == tree[0]
+        await pilot.press("N")
+        assert current(reader) == conversation.first_unread()
+
+
+async def test_a_move_brings_the_message_to_the_top_and_scrolling_moves_the_cursor(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("less_than_sign", "n", "n", "n")
+        await settle(pilot, app, lambda: reader.scroll_y > 0)
+        shown = current(reader)
+        top = reader.text.splitlines()[round(reader.scroll_y) - 1]
+        assert shown in top
+        await pilot.press("j")  # one line down: the next message is at the top now (each read one is one line)
+        await settle(pilot, app, lambda: current(reader) != shown)
+        assert current(reader) in reader.text.splitlines()[round(reader.scroll_y) - 1]
+
+
+async def test_enter_unfolds_a_folded_message_and_E_unfolds_them_all(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        first = conversation.ids[0]
+        await pilot.press("less_than_sign")
+        assert len(lines_of(reader, first)) == 1
+        await pilot.press("enter")
+        assert len(lines_of(reader, first)) == 2
+        await pilot.press("enter")
+        assert len(lines_of(reader, first)) == 1
+        await pilot.press("E")
+        assert all(len(lines_of(reader, message_id)) == 2 for message_id in conversation.ids[:READ:37])
+        await pilot.press("E")
+        assert all(len(lines_of(reader, message_id)) == 1 for message_id in conversation.ids[1:READ:37])
+
+
+async def test_replies_sit_under_what_they_answer_indented_no_deeper_than_the_cap(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("E")  # every message as it reads, unfolded
+        text = reader.text
+        places = [text.index(f"Message {message_id} says") for message_id, _ in conversation.tree()]
+        assert places == sorted(places)
+        width = reader.scrollable_content_region.width
+        assert max(len(line) for line in text.splitlines()) <= width
+        depths = dict(conversation.tree())
+        deep = next(message_id for message_id, depth in conversation.tree() if depth > INDENT_LEVELS)
+        (line,) = [ln for ln in text.splitlines() if f"Message {deep} says" in ln]
+        assert len(line) - len(line.lstrip()) <= 2 + INDENT * INDENT_LEVELS  # (the cursor's column, a space)
+        root, reply = (next(m for m, d in conversation.tree() if d == depth) for depth in (0, 1))
+        indents = [next(ln for ln in text.splitlines() if f"Message {m} says" in ln) for m in (root, reply)]
+        assert len(indents[1]) - len(indents[1].lstrip()) == len(indents[0]) - len(indents[0].lstrip()) + INDENT
+        header = text.splitlines()[text.splitlines().index(line) - 3]  # (above: the reply-to line, a blank)
+        assert f"↳ {depths[deep]}" in header
+
+
+async def test_slash_finds_in_the_thread_and_n_N_go_between_hits_until_escape(service: Service) -> None:
+    conversation = add_conversation(service)
+    tree = [message_id for message_id, _ in conversation.tree()]
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("slash", *"second line of m01", "enter")  # m010 ... m019: ten hits
+        await settle(pilot, app, lambda: app.focused is reader)
+        hits = [message_id for message_id in tree if message_id.startswith("m01") and len(message_id) == 4]
+        assert "1 of 10" in reader.title.plain
+        assert current(reader) == hits[0]
+        assert len(lines_of(reader, hits[0])) == 2  # the folded message holding it was unfolded
+        await pilot.press("n")
+        assert ("2 of 10", current(reader)) == (reader.title.plain[-7:], hits[1])
+        await pilot.press("N", "N")
+        assert ("10 of 10", current(reader)) == (reader.title.plain[-8:], hits[-1])
+        await pilot.press("escape")
+        assert "of 10" not in reader.title.plain
+        assert app.focused is reader
+        before = tree.index(current(reader))
+        await pilot.press("n")  # the message key again
+        assert current(reader) == tree[before + 1]
+
+
+def programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    """$VISUAL writes a line at the top of the body; the send command records its standard input."""
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys\np = sys.argv[-1]\nhead, _, body = open(p).read().partition('\\n\\n')\n"
+        "open(p, 'w').write(head + '\\n\\nAgreed.\\n' + body)\n"
+    )
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {editor}")
+    received = tmp_path / "sent.eml"
+    sender = tmp_path / "send.py"
+    sender.write_text(f"import sys\nopen({str(received)!r}, 'wb').write(sys.stdin.buffer.read())\n")
+    return received, [sys.executable, str(sender)]
+
+
+async def test_r_after_moving_the_cursor_answers_that_message(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = add_conversation(service)
+    received, command = programs(tmp_path, monkeypatch)
+    config = load_config(base_url=BASE)
+    config.settings.compose = ComposeConfig(send_command=command)
+    app = pigeon_for(service, config=config)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("greater_than_sign", "p", "p")
+        chosen = current(reader)
+        assert chosen != conversation.ids[-1]
+        await pilot.press("r")
+        await settle(pilot, app, received.exists)
+        sent = email.message_from_bytes(received.read_bytes(), policy=policy.default)
+        assert f"> Message {chosen} says" in sent.get_content()
+
+
+async def test_the_key_bar_at_80_columns_still_shows_the_essentials(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        await opened(pilot, app, conversation)
+        bar = app.screen.query_one(KeyBar)
+        await settle(pilot, app)
+        shown = str(bar.render())
+        for essential in ("Next msg", "Next thread", "Back", "Search"):
+            assert essential in shown
