@@ -12,7 +12,9 @@ import pytest
 from textual.pilot import Pilot
 
 from pigeon.config import ComposeConfig, load_config
+from pigeon.core.message_ids import message_id_of
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.review import ReviewScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS
@@ -180,10 +182,14 @@ async def test_r_after_moving_the_cursor_answers_that_message(
         await pilot.press("greater_than_sign", "p", "p")
         chosen = current(reader)
         assert chosen != conversation.ids[-1]
+        answered = next(m for m in reader.messages if m.id == chosen)
         await pilot.press("r")
+        await settle(pilot, app, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.press("y")
         await settle(pilot, app, received.exists)
         sent = email.message_from_bytes(received.read_bytes(), policy=policy.default)
         assert f"> Message {chosen} says" in sent.get_content()
+        assert sent["In-Reply-To"] == message_id_of(answered)
 
 
 async def test_the_key_bar_at_80_columns_still_shows_the_essentials(service: Service) -> None:
@@ -194,5 +200,5 @@ async def test_the_key_bar_at_80_columns_still_shows_the_essentials(service: Ser
         bar = app.screen.query_one(KeyBar)
         await settle(pilot, app)
         shown = str(bar.render())
-        for essential in ("Next msg", "Next thread", "Back", "Search"):
+        for essential in ("Next msg", "Next thread", "Back", "Search", "Reply"):
             assert essential in shown

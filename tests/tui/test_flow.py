@@ -271,6 +271,7 @@ async def test_O_opens_an_attachment_privately_with_the_configured_program(servi
         reader = app.screen.query_one(Reader)
         await pilot.press("enter")
         await settle(pilot, app, lambda: "minutes.pdf" in reader.text)
+        await pilot.press("greater_than_sign")  # the cursor to the newest message, which holds the files
         shown = reader.current_message  # (the picker lists the attachments of the message under the cursor)
         names = [block.filename for message, block in reader.attachments if message is shown]
         await pilot.press("O")

@@ -393,6 +393,7 @@ async def test_an_attachment_whose_contents_are_a_launcher_asks_before_it_opens_
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
         await settle(pilot, app, lambda: any(b.filename == "notes.txt. " for _, b in reader.attachments))
+        await pilot.press("greater_than_sign")  # the cursor to the newest message, which holds the file
         names = [b.filename for m, b in reader.attachments if m is reader.current_message]
         await pilot.press("O")
         if len(names) > 1:  # (the picker lists the attachments of the message under the cursor)

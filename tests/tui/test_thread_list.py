@@ -18,7 +18,15 @@ from textual.strip import Strip
 from pigeon.core.listing import ThreadRow
 from pigeon.sanitize import clean_line
 from pigeon.tui.widgets.thread_list import ThreadList
-from pigeon.tui.widgets.thread_row import COUNT_WIDTH, MARK_WIDTH, NARROW_WHO_WIDTH, TIME_WIDTH, WHO_WIDTH, WIDE_ROW
+from pigeon.tui.widgets.thread_row import (
+    COUNT_WIDTH,
+    MARK_WIDTH,
+    NARROW_WHO_WIDTH,
+    TIME_WIDTH,
+    WHO_WIDTH,
+    WIDE_ROW,
+    count_text,
+)
 from tests.tui.conftest import current_id
 from tests.tui.test_key_path import until
 
@@ -381,7 +389,7 @@ def drawn_as_rich_lays_it_out(
         ),
         *((" ", cell(label_text, len(label_text), mark)) if label_text else ()),
         " ",
-        cell(f"({row.count})" if row.count > 1 else "", COUNT_WIDTH, dim, right=True),
+        cell(count_text(row.count), COUNT_WIDTH, dim, right=True),
         " ",
         cell(when, TIME_WIDTH, dim, right=True),
         no_wrap=True,
@@ -443,3 +451,11 @@ async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None
             assert ours.cell_length == width
 
         same()
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"), [(0, ""), (1, ""), (2, "(2)"), (99, "(99)"), (100, "100"), (9999, "9999"), (12_000, "12k")]
+)
+def test_a_thread_count_fits_its_four_columns(count: int, shown: str) -> None:
+    assert count_text(count) == shown
+    assert len(shown) <= COUNT_WIDTH

@@ -108,6 +108,7 @@ ACTIONS: tuple[Action, ...] = (
         verbs=(Verb("search", "search the local store"),),
     ),
     Action("main.zoom", "Zoom", "Reader full screen (again to go back)", "Z", "zoom", show=False),
+    _compose("reply", "Reply", "Reply to the sender", "r", "reply", show=True),  # (early: kept in a narrow key bar)
     Action("main.contacts", "Contacts", "Every contact seen in mail; search, sort, edit", "b", "contacts"),
     _triage(
         "done",
@@ -172,7 +173,6 @@ ACTIONS: tuple[Action, ...] = (
         verbs=(Verb("undo", "take back the last triage step"),),
     ),
     Action("main.sort", "Sort", "By date, sender or subject", "o", "sort", show=False),
-    _compose("reply", "Reply", "Reply to the sender", "r", "reply", show=True),
     _compose("reply_all", "Reply all", "Reply to everyone on the message", "R", "reply-all"),
     _compose("forward", "Forward", "Forward the message", "f", "forward"),
     _compose("new", "Compose", "Write a new message", "C", "compose"),

@@ -9,8 +9,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
-from email.errors import HeaderParseError
-from email.headerregistry import Address
 from typing import TYPE_CHECKING, Protocol
 
 from pigeon.sanitize import clean_line
@@ -55,6 +53,8 @@ class AddressEntry:
     def written(self) -> str:
         """``Name <email>`` as a mail header holds it: a name with commas, quotes or angle brackets is quoted, so it
         can never read as another address."""
+        from email.headerregistry import Address  # (loaded on first use: the first frame does not wait on it)
+
         return str(Address(display_name=self.name, addr_spec=self.email))
 
 
@@ -77,6 +77,9 @@ def _name(contact: Contact) -> str:
 
 
 def _entries_of(contact: Contact) -> list[_Indexed]:
+    from email.errors import HeaderParseError
+    from email.headerregistry import Address
+
     name = _name(contact)
     note = clean_line(" · ".join(p for p in (contact.title, contact.company) if p))
     made: list[_Indexed] = []

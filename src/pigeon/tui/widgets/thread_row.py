@@ -29,7 +29,7 @@ def draw_row(
     strong = unread if row.unread else None
     tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
     label_text = clean_line(" ".join(tags), limit=24)
-    count = f"({row.count})" if row.count > 1 else ""
+    count = count_text(row.count)
     who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
     subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
     marks = (
@@ -71,3 +71,12 @@ def _fit(text: str, width: int, *, right: bool = False) -> str:
     if length > width:
         return set_cell_size(text, width - 1) + "…"
     return " " * (width - length) + text if right else text + " " * (width - length)
+
+
+def count_text(count: int) -> str:
+    """A thread's message count in the four columns it has: ``(12)``, ``200``, ``12k``; nothing for one."""
+    if count <= 1:
+        return ""
+    if count < 100:
+        return f"({count})"
+    return str(count) if count < 10_000 else f"{min(count // 1000, 999)}k"
