@@ -21,6 +21,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.screens.review import ReviewScreen
 from pigeon.tui.widgets.address_input import AddressInput
+from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, SIZE, Notes, on_screen, pigeon_for, screen_text, settle
 from tests.tui.test_flow import newest_with, programs, synced
@@ -251,3 +252,20 @@ async def test_to_completes_from_the_contact_book_as_it_is_typed(
         await pilot.press("y")
         await settle(pilot, app, lambda: received.exists())
         assert [a for _, a in getaddresses([str(parsed(received)["To"])])] == [entry.email]
+
+
+async def test_r_in_the_list_answers_the_latest_message_whatever_the_preview_shows(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, command = programs(tmp_path, monkeypatch)
+    thread_id = newest_with(service, subject="Lunch?")
+    app = app_with(service, command)
+    async with app.run_test(size=SIZE) as pilot:
+        await synced(pilot, app)
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == thread_id)
+        shown = reader.current_message  # (the preview's cursor: the thread's first message, never read)
+        assert shown is not None
+        assert shown.subject != "Lunch?"
+        await pilot.press("r")
+        await settle(pilot, app, lambda: isinstance(app.screen, ReviewScreen) and "Re: Lunch?" in screen_text(app))

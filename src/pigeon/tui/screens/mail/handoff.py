@@ -306,17 +306,15 @@ class HandOffPart(Part):
 
     # --- replies ----------------------------------------------------------------------------------------------
 
-    def compose(self, kind: str, thread_id: str, inbox_id: str | None) -> None:
-        """Reply (all) to or forward the thread ``thread_id`` (the message under the reader's cursor, when the
-        reader shows that thread), or write anew: the draft goes to the editor, then to the send command."""
-        reader = self.screen.query_one(Reader)
-        shown = reader.current_message if reader.thread is not None and reader.thread.id == thread_id else None
+    def compose(self, kind: str, thread_id: str, inbox_id: str | None, message_id: str | None = None) -> None:
+        """Reply (all) to or forward the message ``message_id`` of the thread ``thread_id`` (none given: its latest
+        from someone else), or write anew: the draft goes to the editor, then to the send command."""
         self.run(
             self._compose,
             kind,
             thread_id,
             inbox_id,
-            shown.id if shown is not None else None,
+            message_id,
             group="compose",
             description="writing the draft",
             exclusive=True,

@@ -291,10 +291,12 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.triage.undo()
 
     def action_compose(self, kind: str) -> None:
-        """Reply (all) to or forward the open thread (in the list: the one under the cursor), or write anew."""
+        """Reply (all) to or forward the message under the reader's cursor (in the list: the latest of the thread
+        under the list's cursor, whatever a preview shows), or write anew."""
         current = self.query_one(ThreadList).current
         thread_id = "" if kind == "new" else self.reading.open_id or (current.id if current else "")
-        self.handoff.compose(kind, thread_id, self.threads.inbox_id)
+        shown = self.query_one(Reader).current_message if self.reading.open_id else None
+        self.handoff.compose(kind, thread_id, self.threads.inbox_id, shown.id if shown is not None else None)
 
     # --- filter, back, zoom -----------------------------------------------------------------------------------
 
