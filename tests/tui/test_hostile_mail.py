@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from textual.command import CommandPalette
 from textual.content import Content
-from textual.widgets import Static
 
 from pigeon import locations
 from pigeon.core.attachments import attachment_bytes, attachment_filename, save_into
@@ -18,6 +17,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import ThreadView
 from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service, first_thread
@@ -337,7 +337,7 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
     assemble = reader_module.Reader._assemble
     laid_out_on: list[threading.Thread] = []
 
-    def held(self: Reader, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
+    def held(self: Reader, view: ThreadView, width: int) -> tuple[list[Content], list[int], list[str]]:
         if threading.current_thread() is not threading.main_thread():
             laid_out_on.append(threading.current_thread())
             gate.wait(10)  # the layout of the 2 MB message takes as long as this test likes
@@ -357,7 +357,7 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
                     return
             raise AssertionError("not reached")
 
-        await until(lambda: "Laying out" in str(reader.query_one("#reader-content", Static).visual))
+        await until(lambda: "Laying out" in reader.query_one(ThreadText).plain)
         assert laid_out_on  # in a thread, not on the UI's
         await pilot.press("escape", "j")  # answered while the layout goes on
         await until(lambda: threads.cursor == 1 and app.focused is threads)

@@ -1,9 +1,10 @@
 """The message reader: a thread's messages in tree order with a message cursor, folds and a find, safe to show
 whatever they contain.
 
-The whole thread is one ``Content`` in one ``Static``, joined from each message's laid-out lines (kept by
-:class:`~pigeon.tui.widgets.thread_view.ThreadView`): a cursor move, a fold or a new page of messages lays out only
-the messages it changes, and nothing is torn down while keys arrive."""
+The thread is one list of lines in one :class:`~pigeon.tui.widgets.thread_text.ThreadText`, which draws only the
+lines on screen; each message's lines are laid out once (kept by :class:`~pigeon.tui.widgets.thread_view.ThreadView`),
+so a cursor move, a fold or a new page of messages lays out only the messages it changes, and nothing is torn down
+while keys arrive."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from pigeon.core.attachments import attachments_of
 from pigeon.core.conversation import first_new, is_new, read_before
 from pigeon.tui.keys import bindings
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import Hit, ThreadView
 
 if TYPE_CHECKING:
@@ -90,13 +92,12 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._all_open = False
         self._starts: list[int] = []
         self._width = 0
-        self._shown = self.EMPTY
-        self._text = self.EMPTY.plain
+        self._texts = [self.EMPTY.plain]
         self._generation = 0
         self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
 
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(self.EMPTY, id="reader-content", markup=False)
+        yield ThreadText(self.EMPTY, id="reader-content")
         yield Input(placeholder="Find in this thread (enter; escape ends)", id="reader-find")
 
     @property
@@ -118,7 +119,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
-        return self._text
+        return "\n".join(self._texts)
 
     @property
     def finding(self) -> bool:
@@ -323,18 +324,18 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def _text_width(self) -> int:
         return (self.scrollable_content_region.width or 80) - 1
 
-    def _assemble(self, view: ThreadView, width: int) -> tuple[Content, list[int], str]:
-        """The thread's content and where each message starts (its line)."""
+    def _assemble(self, view: ThreadView, width: int) -> tuple[list[Content], list[int], list[str]]:
+        """The thread's lines and where each message starts (its line)."""
         return view.assemble(
             width, self.progress, self.folded, self.cursor, show_quotes=self.show_quotes, find=self.find
         )
 
     def _render_thread(self, *, place: bool, line: int = 0) -> None:
-        static = self.query_one("#reader-content", Static)
+        static = self.query_one("#reader-content", ThreadText)
         self._generation += 1
         view = self._view
         if view is None or self.thread is None:
-            self._shown, self._starts, self._text = self.EMPTY, [], self.EMPTY.plain
+            self._starts, self._texts = [], [self.EMPTY.plain]
             static.update(self.EMPTY)
             return
         width = self._text_width
@@ -358,9 +359,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         if generation == self._generation:  # nothing newer was asked for meanwhile
             self._put(shown, starts, text, place, line)
 
-    def _put(self, shown: Content, starts: list[int], text: str, place: bool, line: int) -> None:
-        self._shown, self._starts, self._text = shown, starts, text
-        self.query_one("#reader-content", Static).update(shown)
+    def _put(self, shown: list[Content], starts: list[int], text: list[str], place: bool, line: int) -> None:
+        self._starts, self._texts = starts, text
+        self.query_one("#reader-content", ThreadText).show(shown)
         if place and starts:
             self._placing = True
             target = TOP + starts[self.cursor] + line

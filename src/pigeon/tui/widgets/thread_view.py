@@ -109,7 +109,8 @@ class Hit:
 class Piece:
     """One message laid out: its lines (each within the width) and how many."""
 
-    content: Content
+    rows: tuple[Content, ...]
+    """Its lines as shown, each within the width."""
     lines: int
     plain: tuple[str, ...]
     """Its lines as shown (wrapped), plain."""
@@ -176,10 +177,12 @@ class ThreadView:
 
     def assemble(
         self, width: int, progress: str, folded: Set[str], cursor: int, *, show_quotes: bool, find: str
-    ) -> tuple[Content, list[int], str]:
-        """The thread's content, the line where each message starts, and its text as written (unwrapped)."""
-        parts = self.title(progress)
-        texts = [part.plain for part in parts]
+    ) -> tuple[list[Content], list[int], list[str]]:
+        """The thread's lines (each within the width), the line where each message starts, and its text as written
+        (unwrapped), in pieces to be joined when asked for."""
+        title = self.title(progress)
+        parts = [row for part in title for row in part.wrap(width)]
+        texts = [part.plain for part in title]
         line, starts = len(parts), []
         for index in range(len(self.order) + 1):
             note = self.left_out(index)
@@ -200,10 +203,10 @@ class ThreadView:
                 find=find,
             )
             starts.append(line)
-            parts.append(piece.content)
+            parts += piece.rows
             texts.append(piece.text)
             line += piece.lines
-        return NEWLINE.join(parts), starts, "\n".join(texts)
+        return parts, starts, texts
 
     def find(self, words: str, width: int, *, show_quotes: bool) -> list[Hit]:
         """Every place ``words`` are, message by message as shown, each message as it reads unfolded."""
@@ -249,7 +252,7 @@ class ThreadView:
             wrapped += row.wrap(room)
         lines = prefixed(wrapped, head)
         text = NEWLINE.join(prefixed(logical, 0 if folded else 2)).plain
-        return Piece(NEWLINE.join(lines), len(lines), tuple(row.plain for row in wrapped), text)
+        return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text)
 
     def summary(self, message: Message) -> Content:
         """A folded message's one line: sender, time, first words."""
