@@ -25,10 +25,15 @@ class ThreadText(Widget):
     }
     """
 
+    KEPT = 10_000
+    """Lines kept drawn; a thread's lines are kept while they are the same objects (a move of the cursor lays out
+    two messages anew, and only their lines are drawn again)."""
+
     def __init__(self, content: Content, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: Sequence[Content] = ()
-        self._drawn: dict[tuple[int, int], Strip] = {}
+        self._drawn: dict[int, tuple[Content, Strip]] = {}
+        self._drawn_as: tuple[int, object] = (0, None)
         self.show(content.split("\n"))
 
     @property
@@ -43,19 +48,23 @@ class ThreadText(Widget):
     def show(self, rows: Sequence[Content]) -> None:
         """Show ``rows``, one line each."""
         self.rows = rows
-        self._drawn.clear()
+        if len(self._drawn) > self.KEPT:
+            self._drawn.clear()
         self.styles.height = max(len(rows), 1)
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        drawn = self._drawn.get((y, width))
-        if drawn is None:
-            style = self.visual_style
-            if 0 <= y < len(self.rows):
-                strips = Visual.to_strips(self, self.rows[y], width, 1, style, pad=True)
-                drawn = strips[0] if strips else Strip.blank(width, style.rich_style)
-            else:
-                drawn = Strip.blank(width, style.rich_style)
-            self._drawn[(y, width)] = drawn
+        width, style = self.size.width, self.visual_style
+        if self._drawn_as != (width, style):  # (another width or theme: every line is drawn anew)
+            self._drawn.clear()
+            self._drawn_as = (width, style)
+        if not 0 <= y < len(self.rows):
+            return Strip.blank(width, style.rich_style)
+        row = self.rows[y]
+        kept = self._drawn.get(id(row))
+        if kept is not None and kept[0] is row:
+            return kept[1]
+        strips = Visual.to_strips(self, row, width, 1, style, pad=True)
+        drawn = strips[0] if strips else Strip.blank(width, style.rich_style)
+        self._drawn[id(row)] = (row, drawn)
         return drawn
