@@ -7,7 +7,6 @@ the demo mail is made.
 
 from __future__ import annotations
 
-import base64
 import random
 import sqlite3
 import uuid
@@ -18,7 +17,7 @@ from typing import Any
 
 from pigeon.models import ContentType, MessageDirection, MessageStatus, RecipientType
 from pigeon_service.db import Database, iso
-from pigeon_service.demo_files import pdf, png
+from pigeon_service.demo_files import attachment_block, pdf, png
 from pigeon_service.demo_text import CLOSERS, CONVERSATION_LINES, CONVERSATION_SUBJECT, DAYS, PROJECTS
 
 CONVERSATION_MESSAGES = 200
@@ -221,15 +220,4 @@ def _files(rng: random.Random, first: bool, text: str) -> list[dict[str, Any]]:
         files.append(("dashboard.png", "image/png", png(48, 32, colour)))
     if "summary" in text:
         files.append(("customer-summary.pdf", "application/pdf", pdf(["Customer summary", "What changes for you"])))
-    return [
-        {
-            "type": ContentType.ATTACHMENT.value,
-            "content": base64.b64encode(data).decode(),
-            "sequence": sequence,
-            "mime_type": mime,
-            "filename": filename,
-            "size": len(data),
-            "metadata": {"encoding": "base64"},
-        }
-        for sequence, (filename, mime, data) in enumerate(files, start=1)
-    ]
+    return [attachment_block(name, mime, data, n) for n, (name, mime, data) in enumerate(files, start=1)]

@@ -3,8 +3,12 @@ so forwarding, saving and opening them can be tried on something genuine."""
 
 from __future__ import annotations
 
+import base64
 import struct
 import zlib
+from typing import Any
+
+from pigeon.models import ContentType
 
 
 def png(width: int, height: int, colour: tuple[int, int, int]) -> bytes:
@@ -50,3 +54,16 @@ def pdf(lines: list[str]) -> bytes:
 
 def _escaped(line: str) -> str:
     return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def attachment_block(filename: str, mime: str, data: bytes, sequence: int) -> dict[str, Any]:
+    """A content block carrying ``data`` as a file, base64 as the demo's attachments are."""
+    return {
+        "type": ContentType.ATTACHMENT.value,
+        "content": base64.b64encode(data).decode(),
+        "sequence": sequence,
+        "mime_type": mime,
+        "filename": filename,
+        "size": len(data),
+        "metadata": {"encoding": "base64"},
+    }

@@ -24,6 +24,7 @@ from pigeon.models import (
 )
 from pigeon_service.db import Database, iso
 from pigeon_service.demo_conversation import CONVERSATION_MESSAGES, Place, add_conversation, message_id_metadata
+from pigeon_service.demo_files import attachment_block
 from pigeon_service.demo_people import new_person
 from pigeon_service.demo_text import (
     ATTACHMENTS,
@@ -94,15 +95,7 @@ def _attachment(rng: random.Random, sequence: int) -> dict[str, Any]:
     filename, mime = rng.choice(ATTACHMENTS)
     size = rng.randint(200, 2000)
     data = rng.randbytes(size) if not mime.startswith("text/") else ("col_a,col_b\n" * (size // 12)).encode()
-    return {
-        "type": ContentType.ATTACHMENT.value,
-        "content": base64.b64encode(data).decode(),
-        "sequence": sequence,
-        "mime_type": mime,
-        "filename": filename,
-        "size": len(data),
-        "metadata": {"encoding": "base64"},
-    }
+    return attachment_block(filename, mime, data, sequence)
 
 
 def _quote(text: str, who: str, when: datetime) -> str:
