@@ -7,9 +7,11 @@ import email
 import sys
 from email import policy
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from textual.pilot import Pilot
+from textual.strip import Strip
 
 from pigeon.config import ComposeConfig, load_config
 from pigeon.core.message_ids import message_id_of
@@ -17,6 +19,7 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.review import ReviewScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS
 from tests.conversation import READ, SIZE, Conversation, add_conversation
 from tests.server.conftest import Service
@@ -89,6 +92,36 @@ async def test_a_move_brings_the_message_to_the_top_and_scrolling_moves_the_curs
         await pilot.press("j")  # one line down: the next message is at the top now (each read one is one line)
         await settle(pilot, app, lambda: current(reader) != shown)
         assert current(reader) in reader.text.splitlines()[round(reader.scroll_y) - 1]
+
+
+def lines_in_view(reader: Reader) -> set[int]:
+    """The lines of the thread's text the reader shows."""
+    text = reader.query_one(ThreadText).region
+    view = text.intersection(reader.scrollable_content_region)
+    return set(range(view.y - text.y, view.bottom - text.y))
+
+
+async def test_the_next_message_draws_again_only_the_lines_it_changed_or_brought_into_view(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await settle(pilot, app)
+        before, shown = lines_in_view(reader), current(reader)
+        drawn: list[int] = []
+        render_line = ThreadText.render_line
+
+        def drawing(self: ThreadText, y: int) -> Strip:
+            drawn.append(y)
+            return render_line(self, y)
+
+        with patch.object(ThreadText, "render_line", drawing):
+            await pilot.press("n")
+            await settle(pilot, app, lambda: current(reader) != shown and bool(drawn))
+        brought = lines_in_view(reader) - before
+        assert brought  # (the next message came to the top: the view moved)
+        assert len(set(drawn) - brought) <= 2  # the two header lines whose cursor bar moved
+        assert len(drawn) < len(before)  # not every line in view
 
 
 async def test_enter_unfolds_a_folded_message_and_E_unfolds_them_all(service: Service) -> None:

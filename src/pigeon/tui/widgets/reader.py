@@ -361,7 +361,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def _put(self, shown: list[Content], starts: list[int], text: list[str], place: bool, line: int) -> None:
         self._starts, self._texts = starts, text
-        self.query_one("#reader-content", ThreadText).show(shown)
+        lines = self.query_one("#reader-content", ThreadText)
+        laid_out = lines.size.height == max(len(shown), 1)  # (as tall as before: the scroll can go now)
+        lines.show(shown)
         if place and starts:
             self._placing = True
             target = TOP + starts[self.cursor] + line
@@ -370,4 +372,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
                 self.scroll_to(y=target, animate=False, immediate=True)
                 self._placing = False
 
-            self.call_after_refresh(scroll)
+            if laid_out:  # one frame for the move and its scroll
+                scroll()
+            else:
+                self.call_after_refresh(scroll)

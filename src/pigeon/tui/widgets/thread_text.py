@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.content import Content
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -46,12 +47,24 @@ class ThreadText(Widget):
         self.show(content.split("\n"))
 
     def show(self, rows: Sequence[Content]) -> None:
-        """Show ``rows``, one line each."""
-        self.rows = rows
+        """Show ``rows``, one line each; only the lines that are not the same objects as before are drawn again."""
+        before, self.rows = self.rows, rows
         if len(self._drawn) > self.KEPT:
             self._drawn.clear()
-        self.styles.height = max(len(rows), 1)
-        self.refresh()
+        width = self.size.width
+        if not width:  # (not laid out yet: everything is drawn when it is)
+            self.styles.height = max(len(rows), 1)
+            self.refresh()
+            return
+        if len(rows) != len(before):
+            self.styles.height = max(len(rows), 1)
+            pairs = enumerate(zip(before, rows, strict=False))
+            first = next((y for y, (a, b) in pairs if a is not b), min(len(before), len(rows)))
+            self.refresh(Region(0, first, width, max(len(before), len(rows), 1) - first))  # (what follows moved)
+            return
+        changed = [y for y, (a, b) in enumerate(zip(before, rows, strict=True)) if a is not b]
+        if changed:
+            self.refresh(*(Region(0, start, width, count) for start, count in _runs(changed)))
 
     def render_line(self, y: int) -> Strip:
         width, style = self.size.width, self.visual_style
@@ -68,3 +81,14 @@ class ThreadText(Widget):
         drawn = strips[0] if strips else Strip.blank(width, style.rich_style)
         self._drawn[id(row)] = (row, drawn)
         return drawn
+
+
+def _runs(lines: list[int]) -> list[tuple[int, int]]:
+    """Ascending line numbers as (first, count) runs of consecutive lines."""
+    runs: list[tuple[int, int]] = []
+    for y in lines:
+        if runs and runs[-1][0] + runs[-1][1] == y:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((y, 1))
+    return runs

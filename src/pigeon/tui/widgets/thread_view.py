@@ -116,6 +116,16 @@ class Piece:
     """Its lines as shown (wrapped), plain."""
     text: str
     """Its lines as written (unwrapped), plain: what the reader's ``text`` says."""
+    head: int = 0
+    """The line of its header (where the cursor's bar is drawn)."""
+
+    def marked(self) -> Piece:
+        """The same piece under the message cursor: the bar beside its header, every other line the same object."""
+        rows = list(self.rows)
+        rows[self.head] = Content.assemble(Content.styled(CURSOR, "bold $accent"), rows[self.head][1:])
+        texts = self.text.split("\n")  # (the lines above a header never wrap: it is the same line unwrapped)
+        texts[self.head] = CURSOR + texts[self.head][1:]
+        return Piece(tuple(rows), self.lines, self.plain, "\n".join(texts), self.head)
 
 
 class ThreadView:
@@ -172,7 +182,12 @@ class ThreadView:
         key = (self.keys[index], width, folded, current, show_quotes, find)
         found = self._pieces.get(key)
         if found is None:
-            found = self._pieces[key] = self._lay_out(index, width, folded, current, show_quotes, find)
+            if current:
+                found = self.piece(index, width, folded=folded, current=False, show_quotes=show_quotes, find=find)
+                found = found.marked()
+            else:
+                found = self._lay_out(index, width, folded, show_quotes, find)
+            self._pieces[key] = found
         return found
 
     def assemble(
@@ -224,11 +239,10 @@ class ThreadView:
         """Drop every laid-out message (the width changed)."""
         self._pieces.clear()
 
-    def _lay_out(self, index: int, width: int, folded: bool, current: bool, show_quotes: bool, find: str) -> Piece:
+    def _lay_out(self, index: int, width: int, folded: bool, show_quotes: bool, find: str) -> Piece:
         message, depth = self.order[index]
         levels = indent_levels(width)
         shown_depth = min(depth, levels)
-        margin = Content.styled(CURSOR, "bold $accent") if current else Content(" ")
         indent = " " * (1 + INDENT * shown_depth)
         room = max(width - 1 - len(indent), 10)
         deep = Content.styled(f"↳ {depth} ", "dim") if depth > levels else Content("")
@@ -242,17 +256,17 @@ class ThreadView:
             logical = [_highlight(row, pattern) for row in logical]
         head = 0 if folded else 2
 
-        def prefixed(rows: list[Content], head: int) -> list[Content]:
-            return [Content.assemble(margin if n == head else " ", indent, row) for n, row in enumerate(rows)]
+        def prefixed(rows: list[Content]) -> list[Content]:
+            return [Content.assemble(" ", indent, row) for row in rows]
 
         wrapped: list[Content] = []
         for n, row in enumerate(logical):
             if n == head:
                 head = len(wrapped)
             wrapped += row.wrap(room)
-        lines = prefixed(wrapped, head)
-        text = NEWLINE.join(prefixed(logical, 0 if folded else 2)).plain
-        return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text)
+        lines = prefixed(wrapped)
+        text = NEWLINE.join(prefixed(logical)).plain
+        return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text, head)
 
     def summary(self, message: Message) -> Content:
         """A folded message's one line: sender, time, first words."""
