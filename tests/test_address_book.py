@@ -102,6 +102,18 @@ async def test_the_book_follows_the_contacts_the_core_learns(core: MailCore) -> 
     assert await found(core, "margaret") == ["margaret@apollo.example"]
 
 
+async def test_a_ready_book_answers_at_once_as_the_lookup_does_and_waits_again_after_a_change(core: MailCore) -> None:
+    book = core.address_book
+    assert book.lookup_at_once("a") is None  # (not made yet: the first lookup reads the store)
+    await book.prepare()
+    for text in ("a", "ada", "zo", "emile z", "nobody"):
+        assert book.lookup_at_once(text) == await book.lookup(text)
+    core.contacts["c8"] = contact("c8", "mh@apollo.example", days_ago=2, first_name="Margaret", last_name="Hamilton")
+    assert book.lookup_at_once("margaret") is None  # (a contact to make first: off the event loop)
+    assert await found(core, "margaret") == ["mh@apollo.example"]
+    assert [e.email for e in book.lookup_at_once("margaret") or []] == ["mh@apollo.example"]
+
+
 @pytest.mark.parametrize(
     "name",
     [

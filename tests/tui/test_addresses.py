@@ -9,14 +9,14 @@ from email.utils import getaddresses
 import pytest
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.pilot import Pilot
 from textual.widgets import Button, Label
 
 from pigeon.core.address_book import AddressEntry
 from pigeon.tui.screens.contacts.editor import ContactEditor
 from pigeon.tui.screens.mail import MainScreen
-from pigeon.tui.widgets.address_input import AddressInput, Candidates, Lookup, last_address_start
+from pigeon.tui.widgets.address_input import AddressInput, Candidates, Lookup, LookupAtOnce, last_address_start
 from tests.server.conftest import Service
 from tests.tui.conftest import SIZE, loaded, on_screen, palette_hits, pigeon_for, settle
 from tests.tui.scenes import settle as settle_scene
@@ -64,16 +64,40 @@ BOOK = [
 class Form(App[None]):
     """To and Cc, as the review screen has them, and a button after: Tab's usual next stop."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, lookup_at_once: LookupAtOnce | None = None) -> None:
         super().__init__()
         self.lookup = lookup
+        self.lookup_at_once = lookup_at_once
 
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label("To: ")
-            yield AddressInput("", lookup=self.lookup, id="to")
+            yield AddressInput("", lookup=self.lookup, lookup_at_once=self.lookup_at_once, id="to")
         yield AddressInput("", lookup=self.lookup, id="cc")
         yield Button("Send")
+
+
+class Dialog(App[None]):
+    """The field in a box centred on the screen, as the review has it (``at_bottom``: at the screen's foot)."""
+
+    CSS = """
+    Screen { align: center middle; }
+    #box { width: 60; height: auto; border: round $accent; }
+    Screen.at-bottom { align: center bottom; }
+    """
+
+    def __init__(self, lookup: Lookup, *, at_bottom: bool = False) -> None:
+        super().__init__()
+        self.lookup = lookup
+        self.at_bottom = at_bottom
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield Label("Review before sending")
+            yield AddressInput("", lookup=self.lookup, id="to")
+
+    def on_mount(self) -> None:
+        self.screen.set_class(self.at_bottom, "at-bottom")
 
 
 class Book:
@@ -87,6 +111,9 @@ class Book:
     async def __call__(self, text: str) -> list[AddressEntry]:
         self.asked.append(text)
         await self.gate.wait()
+        return self.at_once(text)
+
+    def at_once(self, text: str) -> list[AddressEntry]:
         wanted = text.casefold()
         return [e for e in BOOK if e.name.casefold().startswith(wanted) or e.email.startswith(wanted)]
 
@@ -98,7 +125,7 @@ def offered(app: App[None]) -> list[str]:
     candidates = field.candidates
     if not candidates.display:
         return []
-    return [str(candidates.get_option_at_index(i).prompt).split("  ")[0] for i in range(candidates.option_count)]
+    return [label.split("  ")[0] for label in candidates.labels]
 
 
 async def test_typing_offers_the_book_below_the_field_and_tab_takes_the_highlighted_one() -> None:
@@ -170,13 +197,67 @@ async def test_a_hostile_name_is_offered_literally_and_taken_as_one_address() ->
         assert offered(app) == ['"Mallory <boss@corp.example>, \\"x\\"" <mallory@evil.example>']
         await pilot.press("ctrl+u", *"eve@")  # markup in a name or note is shown as typed, never applied
         await settle_until(pilot, lambda: len(offered(app)) == 1)
-        [prompt] = [to.candidates.get_option_at_index(0).prompt]
+        [prompt] = to.candidates.labels
         assert str(prompt) == '"[b]Eve[/b] $accent" <eve@evil.example>  [link=https://evil.example]x[/link]'
         await pilot.press("ctrl+u", *"mallory@")
         await settle_until(pilot, lambda: len(offered(app)) == 1)
         await pilot.press("tab", *"ada")
         await settle_until(pilot, lambda: offered(app)[:1] == ["Ada Lovelace <ada@engine.example>"])
         assert [a for _, a in getaddresses([to.value]) if a] == ["mallory@evil.example", "ada"]
+
+
+async def test_a_book_that_can_answer_at_once_is_not_waited_for() -> None:
+    book = Book()
+    book.gate.clear()  # (asked the slow way, it would never answer)
+    app = Form(book, book.at_once)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one("#to", AddressInput).focus()
+        await pilot.press("a")
+        assert offered(app) == ["Ada Lovelace <ada@engine.example>", "Adam Smith <adam@wealth.example>"]
+        await pilot.press("d", "a", "m")
+        assert offered(app) == ["Adam Smith <adam@wealth.example>"]
+        assert book.asked == []
+
+
+async def test_the_list_narrowed_by_a_letter_keeps_its_box_and_highlights_the_first() -> None:
+    book = Book()
+    app = Form(book, book.at_once)
+    async with app.run_test(size=(80, 24)) as pilot:
+        to = app.query_one("#to", AddressInput)
+        to.focus()
+        await pilot.press("a")
+        await settle_until(pilot, lambda: len(offered(app)) == 2)
+        box = to.candidates.region
+        await pilot.press("down", "d", "a", "m")
+        await settle_until(pilot, lambda: offered(app) == ["Adam Smith <adam@wealth.example>"])
+        assert to.candidates.region == box  # (no layout while it narrows: the letter's frame draws it)
+        await pilot.press("tab")
+        assert to.value == "Adam Smith <adam@wealth.example>, "
+
+
+async def test_the_box_around_the_field_stays_where_it_is_when_the_list_opens() -> None:
+    app = Dialog(Book())
+    async with app.run_test(size=(80, 24)) as pilot:
+        to = app.query_one("#to", AddressInput)
+        to.focus()
+        await pilot.pause()
+        box = app.query_one("#box").region
+        await pilot.press("a")
+        await settle_until(pilot, lambda: len(offered(app)) == 2)
+        assert app.query_one("#box").region == box
+        assert to.candidates.region.y == to.region.bottom
+
+
+async def test_with_no_room_below_the_field_the_list_opens_above_it() -> None:
+    app = Dialog(Book(), at_bottom=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        to = app.query_one("#to", AddressInput)
+        to.focus()
+        await pilot.press("a")
+        await settle_until(pilot, lambda: len(offered(app)) == 2)
+        assert to.region.bottom + 2 > 24  # (the field is at the foot of the screen)
+        assert to.candidates.region.bottom == to.region.y
+        assert to.candidates.region.y >= 0
 
 
 @pytest.mark.parametrize(

@@ -109,9 +109,7 @@ class AddressBook:
         if not self._learned:  # the store's contacts once; sync and opened mail keep the core's up to date after
             await self.core.learn_stored_contacts()
             self._learned = True
-        contacts = self.core.contacts
-        changed = [(i, c) for i, c in contacts.items() if (made := self._made.get(i)) is None or made[0] is not c]
-        gone = self._made.keys() - contacts.keys()
+        changed, gone = self._changes()
         if not changed and not gone:
             return self._ordered
         for contact_id in gone:
@@ -122,6 +120,16 @@ class AddressBook:
         everything = [item for _, entries in self._made.values() for item in entries]
         self._ordered = sorted(everything, key=_Indexed.order)
         return self._ordered
+
+    def _changes(self) -> tuple[list[tuple[str, Contact]], set[str]]:
+        """The contacts new or changed since the entries were made, and the ids of those gone."""
+        contacts = self.core.contacts
+        changed = [(i, c) for i, c in contacts.items() if (made := self._made.get(i)) is None or made[0] is not c]
+        return changed, self._made.keys() - contacts.keys()
+
+    async def prepare(self) -> None:
+        """Make the entries ready (as the first lookup would), so that lookups can answer at once."""
+        await self._indexed()
 
     async def entries(self) -> list[AddressEntry]:
         """Every address, most recently contacted first (then by name)."""
@@ -137,6 +145,14 @@ class AddressBook:
         if len(ordered) < SCAN_IN_LOOP:
             return _search(ordered, query, limit)
         return await asyncio.to_thread(_search, ordered, query, limit)
+
+    def lookup_at_once(self, text: str, limit: int = 8) -> list[AddressEntry] | None:
+        """What :meth:`lookup` answers, given at once when that needs no waiting (the book made, unchanged and small
+        enough to scan on the event loop): a field's candidates then come with the letter typed. None otherwise."""
+        if not self._learned or len(self._ordered) >= SCAN_IN_LOOP or any(self._changes()):
+            return None
+        query = " ".join(folded(text).split())
+        return _search(self._ordered, query, limit) if query else []
 
 
 SCAN_IN_LOOP = 2000

@@ -10,7 +10,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
@@ -19,6 +19,7 @@ from pigeon.core.compose import BadDraft
 from pigeon.core.drafts import AttachedTooBig, MailDraft, Review, SendFailed, UnknownDraft
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
+from pigeon.tui import fast_path
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
@@ -33,12 +34,14 @@ class ReviewScreen(ModalScreen[Outcome]):
     BINDINGS: ClassVar[list[BindingType]] = bindings("review")
     DEFAULT_CSS = """
     ReviewScreen .dialog.review { width: 100; max-width: 100%; }
-    ReviewScreen #review-files, ReviewScreen #review-body { margin: 1 0 0 0; height: auto; }
-    ReviewScreen #review-said, ReviewScreen #review-field { height: auto; }
+    ReviewScreen #review-files { margin: 1 0 0 0; height: auto; }
+    ReviewScreen #review-body-box { margin: 1 0 0 0; height: 1fr; min-height: 2; }
+    ReviewScreen #review-body, ReviewScreen #review-said, ReviewScreen #review-field { height: auto; }
     """
 
     def __init__(self, core: MailCore, draft: MailDraft) -> None:
         super().__init__()
+        fast_path.attach(self)  # a letter typed in a field draws its lines and the candidates', not the screen
         self.core = core
         self.draft = draft
         self.shown: Review | None = None
@@ -51,7 +54,8 @@ class ReviewScreen(ModalScreen[Outcome]):
             yield Static(Content.styled("Review before sending", "bold"), markup=False)
             yield Static("", id="review-headers", markup=False)
             yield Static("", id="review-files", markup=False)
-            yield Static("", id="review-body", markup=False)
+            with VerticalScroll(id="review-body-box", can_focus=False):  # (the body gives way: the field stays in view)
+                yield Static("", id="review-body", markup=False)
             yield Static("", id="review-said", markup=False)
             yield Vertical(id="review-field")
         yield KeyBar()
@@ -189,7 +193,10 @@ class ReviewScreen(ModalScreen[Outcome]):
         """The field a To or Cc is typed in (the one place it is made): it completes from the address book."""
         from pigeon.tui.widgets.address_input import AddressInput
 
-        return AddressInput(value, lookup=self.core.address_book.lookup, id="review-input")
+        book = self.core.address_book
+        return AddressInput(
+            value, lookup=book.lookup, lookup_at_once=book.lookup_at_once, prepare=book.prepare, id="review-input"
+        )
 
     def open_field(self, typing: str, label: str, value: str) -> None:
         self.close_field()

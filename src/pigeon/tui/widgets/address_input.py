@@ -11,12 +11,17 @@ from typing import ClassVar
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import Input, OptionList
-from textual.widgets.option_list import Option
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import Widget
+from textual.widgets import Input
 
 from pigeon.core.address_book import AddressEntry
 
 Lookup = Callable[[str], Awaitable[list[AddressEntry]]]
+LookupAtOnce = Callable[[str], "list[AddressEntry] | None"]
+"""The same lookup answered at once where it can be (None: it cannot, ask ``Lookup``)."""
 
 
 def last_address_start(text: str) -> int:
@@ -36,25 +41,80 @@ def last_address_start(text: str) -> int:
     return start
 
 
-class Candidates(OptionList):
-    """The addresses offered for the one being typed (never focused: the keys stay in the field)."""
+class Candidates(Widget):
+    """The addresses offered for the one being typed, one a line, the highlighted one marked; never focused (the keys
+    stay in the field). Its size is set when it is given its lines, so a letter typed draws it in the letter's own
+    frame (an ``OptionList`` measures itself again after it is laid out: two or three frames a letter)."""
 
     DEFAULT_CSS = """
     Candidates {
+        layer: address-candidates;  /* (a layer of its own: the screen's alignment never moves what is under it) */
         overlay: screen;
         position: absolute;
         display: none;
-        width: auto;
-        min-width: 30;
-        max-width: 80;
-        height: auto;
-        max-height: 10;
         border: round $accent;
         background: $panel;
+        padding: 0 1;
+        & > .candidates--highlighted {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
     }
     """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"candidates--highlighted"}
+    WIDTH = (30, 80)
+    """Its least and most columns, border included."""
 
     can_focus = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[Content] = []
+        self.highlighted = 0
+
+    @property
+    def labels(self) -> list[str]:
+        """What each line says, as plain text."""
+        return [row.plain for row in self.rows]
+
+    def offer(self, rows: list[Content]) -> Size:
+        """Show ``rows``, the first highlighted; its size (border included) is returned. The box grows to fit them
+        and does not shrink while it is open: a letter that narrows the list then draws it again in the letter's
+        frame, with no layout (Textual lays out a widget that changed size twice, a frame apart)."""
+        self.rows, self.highlighted = rows, 0
+        least, most = self.WIDTH
+        gutter = self.styles.gutter
+        width = max(least, min(most, max(row.cell_length for row in rows) + gutter.width))
+        height = len(rows) + gutter.height
+        if self.display:
+            width, height = max(width, self.outer_size.width), max(height, self.outer_size.height)
+        self.styles.width, self.styles.height = width, height
+        self.refresh()
+        return Size(width, height)
+
+    def place(self, field: Region, size: Size) -> None:
+        """Put the box under ``field``, or over it where the screen has no room below."""
+        screen = self.screen.size
+        x = max(0, min(field.x, screen.width - size.width))
+        y = field.bottom if field.bottom + size.height <= screen.height else max(0, field.y - size.height)
+        self.styles.offset = (x, y)  # (the same offset set again changes nothing)
+
+    def move(self, step: int) -> None:
+        """Highlight the next (``1``) or previous (``-1``) candidate, round the ends."""
+        if self.rows:
+            self.highlighted = (self.highlighted + step) % len(self.rows)
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        highlighted = y == self.highlighted
+        style = self.get_visual_style("candidates--highlighted") if highlighted else self.visual_style
+        if not 0 <= y < len(self.rows) or width <= 0:
+            return Strip.blank(max(width, 0), style.rich_style)
+        row = self.rows[y].truncate(width, ellipsis=True)
+        strips = Visual.to_strips(self, row, width, 1, style, pad=True)
+        return strips[0] if strips else Strip.blank(width, style.rich_style)
 
 
 class AddressInput(Input):
@@ -68,14 +128,28 @@ class AddressInput(Input):
         Binding("escape", "close", "Close the list", show=False),
     ]
 
-    def __init__(self, value: str = "", *, lookup: Lookup, id: str | None = None) -> None:
+    def __init__(
+        self,
+        value: str = "",
+        *,
+        lookup: Lookup,
+        lookup_at_once: LookupAtOnce | None = None,
+        prepare: Callable[[], Awaitable[None]] | None = None,
+        id: str | None = None,
+    ) -> None:
+        """``prepare`` makes the book ready while the field opens, so that even the first letter is answered at once
+        by ``lookup_at_once``."""
         super().__init__(value, id=id, placeholder="Name or address, comma between two")
         self.lookup = lookup
+        self.lookup_at_once = lookup_at_once
+        self.prepare = prepare
         self.offered: list[AddressEntry] = []
         self.candidates = Candidates()
 
     def on_mount(self) -> None:
         self.screen.mount(self.candidates)
+        if self.prepare is not None:
+            self.run_worker(self.prepare(), group="address-prepare", exit_on_error=False)
 
     def on_unmount(self) -> None:
         self.candidates.remove()
@@ -92,21 +166,27 @@ class AddressInput(Input):
         if not typed:
             self.close_candidates()
             return
+        found = self.lookup_at_once(typed) if self.lookup_at_once is not None else None
+        if found is not None:  # drawn with the letter typed, in its frame
+            self.workers.cancel_group(self, "address-lookup")
+            self._offer(found)
+            return
         self.run_worker(self._complete(typed), group="address-lookup", exclusive=True, exit_on_error=False)
 
     async def _complete(self, typed: str) -> None:
         found = await self.lookup(typed)
         if typed != self.typed or not self.has_focus:  # (typed on meanwhile: a newer lookup answers)
             return
-        self.offered = found
+        self._offer(found)
+
+    def _offer(self, found: list[AddressEntry]) -> None:
         if not found:
             self.close_candidates()
             return
         candidates = self.candidates
-        candidates.set_options(Option(self._label(entry)) for entry in found)
-        candidates.highlighted = 0
-        region = self.region
-        candidates.styles.offset = (region.x, region.bottom)
+        if found != self.offered or not candidates.display:  # (the same ones offered: nothing to draw again)
+            candidates.place(self.region, candidates.offer([self._label(entry) for entry in found]))
+        self.offered = found
         candidates.display = True
 
     @staticmethod
@@ -155,10 +235,7 @@ class AddressInput(Input):
     def action_move(self, step: int) -> None:
         if not self.open:
             raise SkipAction
-        if step > 0:
-            self.candidates.action_cursor_down()
-        else:
-            self.candidates.action_cursor_up()
+        self.candidates.move(step)
 
     def action_close(self) -> None:
         if not self.open:
