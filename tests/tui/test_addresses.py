@@ -123,7 +123,7 @@ def offered(app: App[None]) -> list[str]:
     field = app.focused
     assert isinstance(field, AddressInput)
     candidates = field.candidates
-    if not candidates.display:
+    if not field.open or not candidates.region.overlaps(app.screen.region):
         return []
     return [label.split("  ")[0] for label in candidates.labels]
 

@@ -5,13 +5,14 @@ changes nothing: what the user typed stays as typed."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.geometry import Region, Size
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -43,28 +44,35 @@ def last_address_start(text: str) -> int:
 
 class Candidates(Widget):
     """The addresses offered for the one being typed, one a line, the highlighted one marked; never focused (the keys
-    stay in the field). Its size is set when it is given its lines, so a letter typed draws it in the letter's own
-    frame (an ``OptionList`` measures itself again after it is laid out: two or three frames a letter)."""
+    stay in the field).
 
-    DEFAULT_CSS = """
-    Candidates {
+    Its size never changes: closed, it waits above the screen, laid out, and opening it is a move. So every letter,
+    the first too, is drawn in the letter's own frame (Textual lays a widget that changed size out twice, a frame
+    apart; an ``OptionList`` also measures itself again after it is laid out: two or three frames a letter)."""
+
+    ROWS = 8
+    """Candidates shown at most (the book's lookup offers as many)."""
+    DEFAULT_CSS = f"""
+    Candidates {{
         layer: address-candidates;  /* (a layer of its own: the screen's alignment never moves what is under it) */
         overlay: screen;
         position: absolute;
-        display: none;
+        offset: 0 -1000;  /* (closed: above the screen) */
+        width: 80;
+        max-width: 100%;
+        height: {ROWS + 2};
         border: round $accent;
         background: $panel;
         padding: 0 1;
-        & > .candidates--highlighted {
+        & > .candidates--highlighted {{
             color: $block-cursor-foreground;
             background: $block-cursor-background;
             text-style: $block-cursor-text-style;
-        }
-    }
+        }}
+    }}
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"candidates--highlighted"}
-    WIDTH = (30, 80)
-    """Its least and most columns, border included."""
+    CLOSED = (0, -1000)
 
     can_focus = False
 
@@ -72,33 +80,28 @@ class Candidates(Widget):
         super().__init__()
         self.rows: list[Content] = []
         self.highlighted = 0
+        self.shown = False
+        self._drawn: dict[tuple[int, bool], tuple[Content, Strip]] = {}  # a line kept while it is the same row
+        self._drawn_as: tuple[object, ...] = ()
 
     @property
     def labels(self) -> list[str]:
         """What each line says, as plain text."""
         return [row.plain for row in self.rows]
 
-    def offer(self, rows: list[Content]) -> Size:
-        """Show ``rows``, the first highlighted; its size (border included) is returned. The box grows to fit them
-        and does not shrink while it is open: a letter that narrows the list then draws it again in the letter's
-        frame, with no layout (Textual lays out a widget that changed size twice, a frame apart)."""
-        self.rows, self.highlighted = rows, 0
-        least, most = self.WIDTH
-        gutter = self.styles.gutter
-        width = max(least, min(most, max(row.cell_length for row in rows) + gutter.width))
-        height = len(rows) + gutter.height
-        if self.display:
-            width, height = max(width, self.outer_size.width), max(height, self.outer_size.height)
-        self.styles.width, self.styles.height = width, height
+    def offer(self, rows: list[Content], field: Region) -> None:
+        """Show ``rows``, the first highlighted, under ``field`` (over it where the screen has no room below)."""
+        self.rows, self.highlighted = rows[: self.ROWS], 0
         self.refresh()
-        return Size(width, height)
-
-    def place(self, field: Region, size: Size) -> None:
-        """Put the box under ``field``, or over it where the screen has no room below."""
-        screen = self.screen.size
+        screen, size = self.screen.size, self.outer_size
         x = max(0, min(field.x, screen.width - size.width))
         y = field.bottom if field.bottom + size.height <= screen.height else max(0, field.y - size.height)
         self.styles.offset = (x, y)  # (the same offset set again changes nothing)
+        self.shown = True
+
+    def close(self) -> None:
+        self.shown = False
+        self.styles.offset = self.CLOSED
 
     def move(self, step: int) -> None:
         """Highlight the next (``1``) or previous (``-1``) candidate, round the ends."""
@@ -112,9 +115,16 @@ class Candidates(Widget):
         style = self.get_visual_style("candidates--highlighted") if highlighted else self.visual_style
         if not 0 <= y < len(self.rows) or width <= 0:
             return Strip.blank(max(width, 0), style.rich_style)
-        row = self.rows[y].truncate(width, ellipsis=True)
-        strips = Visual.to_strips(self, row, width, 1, style, pad=True)
-        return strips[0] if strips else Strip.blank(width, style.rich_style)
+        if self._drawn_as != (width, self.visual_style) or len(self._drawn) > 4 * self.ROWS:
+            self._drawn, self._drawn_as = {}, (width, self.visual_style)
+        row = self.rows[y]
+        kept = self._drawn.get((id(row), highlighted))
+        if kept is not None and kept[0] is row:
+            return kept[1]
+        strips = Visual.to_strips(self, row.truncate(width, ellipsis=True), width, 1, style, pad=True)
+        drawn = strips[0] if strips else Strip.blank(width, style.rich_style)
+        self._drawn[id(row), highlighted] = (row, drawn)
+        return drawn
 
 
 class AddressInput(Input):
@@ -184,12 +194,12 @@ class AddressInput(Input):
             self.close_candidates()
             return
         candidates = self.candidates
-        if found != self.offered or not candidates.display:  # (the same ones offered: nothing to draw again)
-            candidates.place(self.region, candidates.offer([self._label(entry) for entry in found]))
+        if found != self.offered or not candidates.shown:  # (the same ones offered: nothing to draw again)
+            candidates.offer([self._label(entry) for entry in found], self.region)
         self.offered = found
-        candidates.display = True
 
     @staticmethod
+    @functools.lru_cache(maxsize=256)  # (the same row for the same entry: its line is drawn once)
     def _label(entry: AddressEntry) -> Content:
         """One candidate, literal (a name is the sender's text, never markup)."""
         shown = Content(entry.written)
@@ -197,11 +207,11 @@ class AddressInput(Input):
 
     @property
     def open(self) -> bool:
-        return bool(self.candidates.display and self.offered)
+        return bool(self.candidates.shown and self.offered)
 
     def close_candidates(self) -> None:
         self.offered = []
-        self.candidates.display = False
+        self.candidates.close()
 
     def accept(self, entry: AddressEntry) -> None:
         """Put ``entry`` in place of the address being typed, ready for the next one."""
