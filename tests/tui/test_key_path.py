@@ -12,6 +12,7 @@ import pytest
 from textual import events
 from textual.geometry import Region, Size
 from textual.pilot import Pilot
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from pigeon.tui.fast_path import FOCUS_FRAME_WAIT
@@ -347,6 +348,24 @@ async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollba
             await pilot.press("j")
             await until(pilot, lambda: bool(asked))
         assert asked == [("ThreadList", 2)]
+
+
+@pytest.mark.fast_path
+async def test_a_pane_scrollbar_draws_the_lines_textual_draws_for_it() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, threads, _reader = await mail_screen(pilot)
+        bar = threads.vertical_scrollbar
+        assert isinstance(bar, SteadyScrollBar)
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            for share in (0.0, 0.37, 0.5, 1.0):  # (the thumb's ends fall on different eighths of a cell)
+                threads.scroll_to(y=round(threads.max_scroll_y * share), animate=False, immediate=True)
+                await settle(pilot)
+                width, height = bar.size
+                textual = Visual.to_strips(bar, visualize(bar, bar.render()), width, height, bar.visual_style)
+                ours = [bar.render_line(y) for y in range(height)]
+                assert [list(strip) for strip in ours] == [list(strip) for strip in textual], (theme, share)
 
 
 @pytest.mark.fast_path

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.color import Color as RichColor
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.content import Content
-from textual.scrollbar import ScrollBar
+from textual.scrollbar import ScrollBar, ScrollBarRender
+from textual.strip import Strip
 from textual.widget import Widget
 
 from pigeon.tui.fast_path.guard import running
@@ -72,6 +76,34 @@ class SteadyScrollBar(ScrollBar):
     def render(self) -> Any:
         self._shown = self._look()
         return super().render()
+
+    _lines: tuple[tuple[Any, ...] | None, list[Strip]] = (None, [])
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the bar, from the segments Textual's renderer makes for it, without the pass through a Rich
+        console that Textual's drawing takes (the reader's bar moves with each message key: 42 lines, some 4 ms)."""
+        look = self._look()
+        made_for, lines = self._lines
+        if look is None or made_for != look:
+            renderable = self.render() if look is not None and self.vertical else None
+            if not isinstance(renderable, ScrollBarRender):  # (not laid out, or a screen that hides scrollbars)
+                return super().render_line(y)
+            width, height = self.size
+            style = renderable.style if isinstance(renderable.style, Style) else Style.parse(str(renderable.style))
+            bar = renderable.render_bar(
+                size=height,
+                virtual_size=renderable.virtual_size,
+                window_size=renderable.window_size,
+                position=renderable.position,
+                thickness=width,
+                vertical=True,
+                back_color=style.bgcolor or RichColor.parse("#555555"),
+                bar_color=style.color or RichColor.parse("bright_magenta"),
+            )
+            base = self.visual_style.rich_style
+            lines = [Strip([Segment(part.text, base + part.style)], width) for part in bar.segments]
+            self._lines = (look, lines)
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(self.size.width)
 
     def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
         plain = not regions and repaint and not layout and not recompose
