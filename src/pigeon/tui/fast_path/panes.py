@@ -14,6 +14,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.content import Content
+from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
@@ -78,32 +79,59 @@ class SteadyScrollBar(ScrollBar):
         return super().render()
 
     _lines: tuple[tuple[Any, ...] | None, list[Strip]] = (None, [])
+    _drawing: list[Strip] | None = None  # the bar's lines, while a render asks for them
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._strips: dict[tuple[Segment, Style], Strip] = {}  # a line per kind of segment, filtered once
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The bar's lines, made once a look from the segments Textual's renderer makes for it, without the pass
+        through a Rich console that Textual's drawing takes (the reader's bar moves with each message key: 42
+        lines, some 4 ms); Textual's own where the bar has nothing of its usual look to draw."""
+        self._drawing = self._bar_lines()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
 
     def render_line(self, y: int) -> Strip:
-        """Line ``y`` of the bar, from the segments Textual's renderer makes for it, without the pass through a Rich
-        console that Textual's drawing takes (the reader's bar moves with each message key: 42 lines, some 4 ms)."""
-        look = self._look()
-        made_for, lines = self._lines
-        if look is None or made_for != look:
-            renderable = self.render() if look is not None and self.vertical else None
-            if not isinstance(renderable, ScrollBarRender):  # (not laid out, or a screen that hides scrollbars)
-                return super().render_line(y)
-            width, height = self.size
-            style = renderable.style if isinstance(renderable.style, Style) else Style.parse(str(renderable.style))
-            bar = renderable.render_bar(
-                size=height,
-                virtual_size=renderable.virtual_size,
-                window_size=renderable.window_size,
-                position=renderable.position,
-                thickness=width,
-                vertical=True,
-                back_color=style.bgcolor or RichColor.parse("#555555"),
-                bar_color=style.color or RichColor.parse("bright_magenta"),
-            )
-            base = self.visual_style.rich_style
-            lines = [Strip([Segment(part.text, base + part.style)], width) for part in bar.segments]
-            self._lines = (look, lines)
+        lines = self._drawing
+        if lines is None:
+            return super().render_line(y)
         return lines[y] if 0 <= y < len(lines) else Strip.blank(self.size.width)
+
+    def _bar_lines(self) -> list[Strip] | None:
+        look = self._look()
+        made_for, kept = self._lines
+        if look is not None and made_for == look:
+            return kept
+        renderable = self.render() if look is not None and self.vertical else None
+        if not isinstance(renderable, ScrollBarRender):  # (not laid out, or a screen that hides scrollbars)
+            return None
+        width, height = self.size
+        style = renderable.style if isinstance(renderable.style, Style) else Style.parse(str(renderable.style))
+        bar = renderable.render_bar(
+            size=height,
+            virtual_size=renderable.virtual_size,
+            window_size=renderable.window_size,
+            position=renderable.position,
+            thickness=width,
+            vertical=True,
+            back_color=style.bgcolor or RichColor.parse("#555555"),
+            bar_color=style.color or RichColor.parse("bright_magenta"),
+        )
+        base, made = self.visual_style.rich_style, self._strips
+        if len(made) > 64:  # (a bar's lines are a few kinds: its track above and below, its thumb, the thumb's ends)
+            made.clear()
+        lines = []
+        for part in bar.segments:
+            line = made.get((part, base))
+            if line is None:
+                line = made[part, base] = Strip([Segment(part.text, base + part.style)], width)
+            lines.append(line)
+        self._lines = (look, lines)
+        return lines
 
     def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
         plain = not regions and repaint and not layout and not recompose
