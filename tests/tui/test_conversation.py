@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import email
 import sys
+import threading
 from email import policy
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import pytest
@@ -15,12 +17,14 @@ from textual.strip import Strip
 
 from pigeon.config import ComposeConfig, load_config
 from pigeon.core.message_ids import message_id_of
+from pigeon.models import Thread
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.review import ReviewScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_ahead import Stopped, lay_out_ahead
 from pigeon.tui.widgets.thread_text import ThreadText
-from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS
+from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS, ThreadView
 from tests.conversation import READ, SIZE, Conversation, add_conversation
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, current_id, loaded, pigeon_for, settle
@@ -122,6 +126,47 @@ async def test_the_next_message_draws_again_only_the_lines_it_changed_or_brought
         assert brought  # (the next message came to the top: the view moved)
         assert len(set(drawn) - brought) <= 2  # the two header lines whose cursor bar moved
         assert len(drawn) < len(before)  # not every line in view
+
+
+async def test_a_preview_is_laid_out_off_the_ui_thread_and_dropped_when_the_cursor_moves_on(
+    service: Service,
+) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    started, go = threading.Event(), threading.Event()
+    held_calls, outcome = [0], []
+
+    def held(thread: Thread, *args: Any, **kwargs: Any) -> ThreadView:
+        if thread.id != conversation.thread_id:
+            return lay_out_ahead(thread, *args, **kwargs)
+        held_calls[0] += 1
+        started.set()
+        go.wait(30)  # (the layout takes long: the keys must not wait for it)
+        try:
+            view = lay_out_ahead(thread, *args, **kwargs)
+        except Stopped:
+            outcome.append("stopped")
+            raise
+        outcome.append("laid out")
+        return view
+
+    with patch("pigeon.tui.screens.mail.reading.lay_out_ahead", held):
+        async with app.run_test(size=NARROW) as pilot:
+            threads = await loaded(pilot, app)
+            reader = app.screen.query_one(Reader)
+            await pilot.press("j")
+            second = current_id(threads)
+            await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == second)
+            await pilot.press("k")  # back onto the conversation: its preview starts, and is held
+            await settle(pilot, app, started.is_set)
+            await pilot.press("j")  # answered while the preview is being laid out
+            assert current_id(threads) == second
+            go.set()
+            await settle(pilot, app, lambda: len(outcome) == held_calls[0])
+            assert set(outcome) == {"stopped"}
+            await settle(pilot, app)
+            assert reader.thread is not None
+            assert reader.thread.id == second  # (the conversation was never shown)
 
 
 async def test_enter_unfolds_a_folded_message_and_E_unfolds_them_all(service: Service) -> None:

@@ -134,10 +134,12 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         progress: str = "",
         unreadable: Sequence[Unreadable] | None = None,
         read_at: datetime | None = None,
+        view: ThreadView | None = None,
     ) -> None:
         """Show ``messages`` of ``thread`` (again, when more pages arrived: the cursor and folds are kept), with the
         places of its ``unreadable`` messages (``None``: those shown already, if it is the same thread). A new
-        thread opens at its first message newer than ``read_at``, those read before folded."""
+        thread opens at its first message newer than ``read_at``, those read before folded; ``view``: its view
+        laid out ahead (:mod:`~pigeon.tui.widgets.thread_ahead`)."""
         same = self.thread is not None and self.thread.id == thread.id
         if unreadable is not None or not same:
             self.unreadable = unreadable or ()
@@ -147,7 +149,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         known = self._view.keys if same and self._view else []
         current = self._view.keys[self.cursor] if same and self._view and self._view.keys else None
         self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
-        self._view = view = ThreadView(thread, messages, contacts, unreadable=self.unreadable)
+        if view is None or same:
+            view = ThreadView(thread, messages, contacts, unreadable=self.unreadable)
+        self._view = view
         seen = set(known)
         for key, (message, _) in zip(view.keys, view.order, strict=True):
             if key not in seen and read_before(message, self.read_at):
@@ -247,7 +251,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         if self._view is None or not self.find:
             self.end_find()
             return
-        self.hits = self._view.find(self.find, self._text_width, show_quotes=self.show_quotes)
+        self.hits = self._view.find(self.find, self.text_width, show_quotes=self.show_quotes)
         if not self.hits:
             self.notify(f"Not found in this thread: {self.find}", markup=False)
             self.end_find()
@@ -321,7 +325,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         return any(worker.group == "render" and not worker.is_finished for worker in self.workers)
 
     @property
-    def _text_width(self) -> int:
+    def text_width(self) -> int:
+        """The columns a thread's lines are laid out to."""
         return (self.scrollable_content_region.width or 80) - 1
 
     def _assemble(self, view: ThreadView, width: int) -> tuple[list[Content], list[int], list[str]]:
@@ -338,7 +343,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self._starts, self._texts = [], [self.EMPTY.plain]
             static.update(self.EMPTY)
             return
-        width = self._text_width
+        width = self.text_width
         size = sum(
             len(block.content or "")
             for key, (message, _) in zip(view.keys, view.order, strict=True)

@@ -8,12 +8,14 @@ changed threads), :attr:`active` / :attr:`open_id`. Up: :class:`ThreadOpened` (t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from pigeon.core.errors import PigeonError
 from pigeon.core.mail import MailCore
@@ -22,6 +24,7 @@ from pigeon.tui.render import safe_line
 from pigeon.tui.screens.mail.part import Part
 from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_ahead import Stopped, lay_out_ahead
 from pigeon.tui.widgets.thread_list import ThreadList
 
 if TYPE_CHECKING:
@@ -75,7 +78,12 @@ class ReaderPart(Part):
         reader = self.widget
         # In the reader the cursor moves because a thread is being opened (J, K, after e): a preview then would
         # replace that opening (one worker group) and leave the thread unread.
-        if self.active or (reader.thread is not None and reader.thread.id == thread_id):
+        if self.active:
+            return
+        if self._loading is not None and not self._loading[2] and self._loading[0] != thread_id:
+            self.screen.workers.cancel_group(self.screen, "reader")  # a preview under way is no longer wanted
+            self._loading = None
+        if reader.thread is not None and reader.thread.id == thread_id:
             return
         self._preview_timer = self.screen.set_timer(PREVIEW_DELAY, lambda: self.preview(thread_id))
 
@@ -189,6 +197,26 @@ class ReaderPart(Part):
             self._mark_read_soon(thread_id)
         if cached and len(cached) + len(core.unreadable_in(thread_id)) >= total:  # (unreadable ones count)
             core.keep(thread_id, cached)
+            if not focus:  # a preview: laid out off the UI thread (keys are answered meanwhile), then shown
+                worker = get_current_worker()
+                try:
+                    view = await asyncio.to_thread(
+                        lay_out_ahead,
+                        thread,
+                        cached,
+                        core.contacts,
+                        unreadable=core.unreadable_in(thread_id),
+                        read_at=read_at,
+                        width=reader.text_width,
+                        show_quotes=reader.show_quotes,
+                        stop=lambda: worker.is_cancelled,
+                    )
+                except Stopped:
+                    return
+                reader.show(
+                    thread, cached, core.contacts, unreadable=core.unreadable_in(thread_id), read_at=read_at, view=view
+                )
+                return
             show(cached)
             if focus:
                 self.read_neighbours()
