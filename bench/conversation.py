@@ -7,8 +7,9 @@ conversation of 500 messages with a reply tree, its owner having read all but th
 ``pigeon`` on a fresh copy of it, on a pseudo-terminal (``bench/ptyharness.py``: key written -> last byte of what
 it draws), with only the environment given here, and:
 
-- ``j`` to the conversation (to the last byte of its preview, drawn once the cursor rests), then Enter: opening it,
-  to the last byte; whether the first unread message's text is then on screen is noted;
+- ``j`` to the conversation (to the last byte of its preview, drawn once the cursor rests: the header of its first
+  unread message on screen), then Enter: opening it, to the last byte; whether that header is then on screen is
+  noted;
 - ``n`` (next message in the reader) ``--presses`` times at typing pace (a pause of 150-300 ms after each frame);
 - ``r`` on the message under the cursor, with ``EDITOR`` a script that adds a line to the draft and quits; when the
   review step appears (its key bar offers ``y Send``), ``t`` to its To field, then a contact's name typed at
@@ -60,7 +61,9 @@ NEXT, REPLY, TO = b"n", b"r", b"t"  # next message in the reader; reply; the rev
 
 @dataclass(frozen=True)
 class Conversation:
-    """What the runs look for: the thread's subject, words of its first unread message, a name to type."""
+    """What the runs look for: the thread's subject, the time its first unread message's header shows (in the
+    order shown: replies under what they answer; only an unfolded header shows the time to the minute), a name to
+    type."""
 
     subject: str
     first_unread: str
@@ -85,7 +88,9 @@ def build(folder: Path, *, threads: int = THREADS, messages: int = MESSAGES) -> 
 
 
 def facts(service: Path) -> Conversation:
+    from pigeon.core.conversation import first_new, tree_order
     from pigeon.models import ParticipantRole
+    from pigeon.tui.render import full_time
     from pigeon_service.db import Database
 
     db = Database(service)
@@ -100,11 +105,13 @@ def facts(service: Path) -> Conversation:
                 account, thread.id or "", message_ids=None, page_size=100, page_token=page
             )
             found += messages
-        first = next(m for m in found if m.created_at and m.created_at > owner.last_read_at)
-        words = (first.content_blocks[0].content or "").split("\n")[2]
+        shown = [message for message, _ in tree_order(found)]
+        first = shown[first_new(shown, owner.last_read_at)]
         contact = first.sender.contact if first.sender else None
         return Conversation(
-            thread.subject or "", words[:30], contact.first_name if contact and contact.first_name else ""
+            thread.subject or "",
+            full_time(first.created_at),
+            contact.first_name if contact and contact.first_name else "",
         )
     finally:
         db.close()
@@ -162,7 +169,7 @@ def _measure(run: PtyProgram, seen: Conversation, presses: int) -> dict[str, Any
     out: dict[str, Any] = {"missing": []}
     run.first_shown(showing(seen.subject[:16]), since=run.started, within=120)
     try:  # the cursor to the conversation, to its preview in the reader (drawn once the cursor rests)
-        out["preview"] = run.press(b"j", lambda lines: any(f"{seen.subject}  " in line for line in lines), within=10)
+        out["preview"] = run.press(b"j", lambda lines: any(seen.first_unread in line for line in lines), within=10)
     except Silent:
         out["missing"].append("preview")
     out["open"] = run.press(b"\r", still=KEY_GAP)  # to the first silence: the mark-read frame comes 250 ms later
@@ -243,9 +250,10 @@ def block(results: dict[str, dict[str, Any]], load: tuple[float, float], command
                 continue
             got = result[figure]
             met = got["median"] <= TARGET_MEDIAN and got["p99"] <= TARGET_P99
+            verdict = "(no target)" if figure == "preview" else "met" if met else "missed"
             lines.append(
                 f"| {size} | {label} | {got['count']} | {got['median'] * 1000:.1f} ms | {got['p99'] * 1000:.1f} ms "
-                f"| {'met' if met else 'missed'} |"
+                f"| {verdict} |"
             )
         lines.append(
             f"| {size} | opened at the first unread | {result['opened_at_first_unread']} of {runs} runs | | | |"

@@ -355,7 +355,8 @@ def test_the_conversation_bench_opens_the_long_thread_and_says_which_keys_went_u
     with serving(tmp_path, threads=8, messages=120) as service:
         run = one_run(store_path, seen, service, columns=160, rows=45, presses=2)
     assert run["open"] > 0
-    assert isinstance(run["opened_at_first_unread"], bool)
+    assert run["preview"] > 0  # (drawn once the cursor rests: the first unread header on screen)
+    assert run["opened_at_first_unread"] is True
     assert len(run["next"]) == 2 or "n" in run["missing"]  # n timed, or said not to be answered
     assert len(run["to"]) == len(seen.name[:5]) or {"review", "To"} & set(run["missing"])
     text = block({"160x45": summary([run])}, (0.5, 0.7), "bench", 1)
