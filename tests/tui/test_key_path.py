@@ -10,6 +10,7 @@ from unittest.mock import patch
 
 import pytest
 from textual import events
+from textual.content import Content
 from textual.geometry import Region, Size
 from textual.pilot import Pilot
 from textual.visual import Visual, visualize
@@ -348,6 +349,26 @@ async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollba
             await pilot.press("j")
             await until(pilot, lambda: bool(asked))
         assert asked == [("ThreadList", 2)]
+
+
+@pytest.mark.fast_path
+async def test_a_new_status_draws_the_lists_bottom_line_alone() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, threads, _reader = await mail_screen(pilot)
+        asked: list[tuple[str, int, int]] = []
+        render_lines = Widget.render_lines
+
+        def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+            asked.append((type(self).__name__, crop.y, crop.height))
+            return render_lines(self, crop)
+
+        with patch.object(Widget, "render_lines", asking):
+            screen.set_status(Content.styled("Checking for mail…", "italic"))
+            await until(pilot, lambda: bool(asked))
+            await settle(pilot)
+        assert asked == [("ThreadList", threads.outer_size.height - 1, 1)]
+        assert "Checking for mail…" in "".join(strip.text for strip in threads.render_lines(threads.outer_size.region))
 
 
 @pytest.mark.fast_path

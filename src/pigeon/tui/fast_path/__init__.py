@@ -20,7 +20,13 @@ from textual.screen import Screen
 from pigeon.tui.fast_path.frames import FOCUS_FRAME_WAIT, Frames
 from pigeon.tui.fast_path.guard import SWITCH, TESTED_TEXTUAL, forget, running, why_stock
 from pigeon.tui.fast_path.keys import run_bound_key
-from pigeon.tui.fast_path.panes import SteadyScrollBar, quiet_focus, set_title_quietly, steady_vertical_scrollbar
+from pigeon.tui.fast_path.panes import (
+    SteadyScrollBar,
+    quiet_focus,
+    set_subtitle_quietly,
+    set_title_quietly,
+    steady_vertical_scrollbar,
+)
 
 __all__ = [
     "FOCUS_FRAME_WAIT",
@@ -34,6 +40,7 @@ __all__ = [
     "quiet_focus",
     "run_bound_key",
     "running",
+    "set_subtitle_quietly",
     "set_title_quietly",
     "steady_vertical_scrollbar",
     "why_stock",

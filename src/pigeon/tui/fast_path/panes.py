@@ -44,6 +44,15 @@ def set_title_quietly(widget: Widget, title: Content) -> bool:
     return True
 
 
+def set_subtitle_quietly(widget: Widget, subtitle: Content | None) -> bool:
+    """Show ``subtitle`` as ``widget``'s border subtitle without Textual's repaint of the whole widget (the caller
+    draws the bottom line); False when the fast path is off (then set ``border_subtitle``)."""
+    if not running(widget.app, "pane_focus"):
+        return False
+    widget._border_subtitle = None if subtitle is None else subtitle.expand_tabs(4).split()[0]
+    return True
+
+
 class SteadyScrollBar(ScrollBar):
     """A scrollbar drawn again only when what it shows changed: a plain ``refresh()`` that finds the look it last
     drew changes nothing; any other refresh, or one after a change of size, position, colour or hover, is

@@ -62,6 +62,19 @@ class Pane(Widget):
             else:
                 self.border_title = title
 
+    def show_subtitle(self, subtitle: Content | None) -> None:
+        """Show ``subtitle`` in the pane's bottom border (a status): as Textual's ``border_subtitle`` does, without
+        its repaint of the whole pane (the bottom line alone, on the fast path)."""
+        if fast_path.set_subtitle_quietly(self, subtitle):
+            if not self.is_mounted:
+                self.refresh()
+                return
+            left, top = self.content_offset
+            width, height = self.outer_size
+            self.refresh(Region(-left, height - 1 - top, width, 1))
+        else:
+            self.border_subtitle = subtitle
+
     def refresh_title_line(self) -> None:
         """Draw the pane's top line again (its border and title), nothing else of it."""
         if not self.is_mounted:

@@ -202,9 +202,9 @@ class ThreadsPart(Part):
     def set_status(self, status: Content) -> None:
         """The list's status line: its count, filter and sort, or what is going on (in the list's bottom border)."""
         shown = self._status  # (Content's == compares the text alone: a warning may share a plain status's words)
-        if status.plain != shown.plain or status.spans != shown.spans:  # the list is drawn again: only on a change
+        if status.plain != shown.plain or status.spans != shown.spans:  # (drawn again only on a change)
             self._status = status
-            self.widget.border_subtitle = status
+            self.widget.show_subtitle(status)
 
     @property
     def status(self) -> str:
