@@ -1,5 +1,6 @@
 """The fast path's part in the mail screen's panes: a focus move repaints a pane's title line alone (not the whole
-pane, as Textual's Focus and Blur handlers do), and a pane's scrollbar is drawn again only when its look changed.
+pane, as Textual's Focus and Blur handlers do), a new status its bottom line alone, and a pane's scrollbar is drawn
+again only when its look changed.
 
 Textual restyles a widget's scrollbars with the widget, and its scrollbar-colour properties repaint them even when
 the colours stay the same: every focus move drew the list's and the reader's scrollbars anew.
