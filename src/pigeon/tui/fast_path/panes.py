@@ -98,7 +98,7 @@ class SteadyScrollBar(ScrollBar):
     def render_lines(self, crop: Region) -> list[Strip]:
         """The bar's lines, made once a look from the segments Textual's renderer makes for it, without the pass
         through a Rich console that Textual's drawing takes (the reader's bar moves with each message key: 42
-        lines, some 4 ms); Textual's own where the bar has nothing of its usual look to draw."""
+        lines); Textual's own where the bar has nothing of its usual look to draw."""
         self._drawing = self._bar_lines()
         try:
             return super().render_lines(crop)
