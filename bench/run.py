@@ -115,7 +115,7 @@ def sync_store(service_db: Path, token: str, store_path: Path) -> SyncFigures:
         http = httpx.AsyncClient(event_hooks={"request": [count]}, timeout=60)
         async with PigeonClient(service.base_url, token, http_client=http) as client:
             started = time.perf_counter()
-            report = await sync(client, store, concurrency=8)
+            report = await sync(client, store)
             elapsed = time.perf_counter() - started
         await http.aclose()
         store.close()

@@ -287,6 +287,50 @@ async def test_list_threads_and_inboxes_follow_a_next_page_token(client: PigeonC
     assert [i.id for i in await client.inboxes.list()] == [INBOX["id"], "second"]
 
 
+async def test_threads_are_asked_for_in_pages_as_large_as_the_reference_service_gives(
+    client: PigeonClient, api: respx.MockRouter
+) -> None:
+    threads = api.get("/v1/threads").mock(
+        side_effect=[
+            httpx.Response(200, json={"threads": [{"id": "a"}], "next_page_token": "more"}),
+            httpx.Response(200, json={"threads": [{"id": "b"}], "next_page_token": ""}),
+        ]
+    )
+    assert [t.id for t in await client.threads.list()] == ["a", "b"]
+    assert [dict(call.request.url.params) for call in threads.calls] == [
+        {"page_size": "500"},
+        {"page_token": "more", "page_size": "500"},
+    ]
+
+
+@pytest.mark.parametrize("status", [400, 422])
+async def test_a_service_that_refuses_a_thread_page_size_is_asked_as_the_spec_shows_and_not_again(
+    client: PigeonClient, api: respx.MockRouter, status: int
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if "page_size" in request.url.params:
+            return httpx.Response(status, json={"title": "Unknown query parameter page_size"})
+        return httpx.Response(200, json={"threads": [{"id": "a"}]})
+
+    threads = api.get("/v1/threads").mock(side_effect=answer)
+    assert [t.id for t in await client.threads.list()] == ["a"]
+    assert [t.id for t in await client.threads.list()] == ["a"]
+    assert ["page_size" in call.request.url.params for call in threads.calls] == [True, False, False]
+
+
+async def test_a_refused_later_thread_page_is_an_error_not_a_walk_begun_again(
+    client: PigeonClient, api: respx.MockRouter
+) -> None:
+    api.get("/v1/threads").mock(
+        side_effect=[
+            httpx.Response(200, json={"threads": [{"id": "a"}], "next_page_token": "more"}),
+            httpx.Response(400, json={"title": "Bad page token"}),
+        ]
+    )
+    with pytest.raises(Invalid):
+        await client.threads.list()
+
+
 # --- retries ------------------------------------------------------------------------------------------------------
 
 

@@ -173,3 +173,22 @@ def test_sync_says_on_stderr_when_and_until_when_it_waits_on_a_busy_service(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1
     assert re.fullmatch(r"pigeon: The service is busy \(429\); waiting 30 s, until \d\d:\d\d:\d\d…", lines[0])
+
+
+def test_sync_verbose_says_its_progress_and_the_requests_in_flight_and_why(
+    running: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.cli import mail
+
+    monkeypatch.setattr(mail, "PROGRESS_EVERY", 0.0)  # a line for each report (the 25 threads sync in a moment)
+    code, text = run("sync", "-v")
+    assert code == 0
+    assert "Synced 25 threads" in text  # stdout as without -v
+    lines = capsys.readouterr().err.splitlines()
+    progress = [line for line in lines if "threads fetched" in line]
+    assert progress, lines
+    for line in progress:
+        assert re.fullmatch(r"pigeon: \d+ of 25 threads fetched · \d+ in flight \([a-z :()0-9]+\)", line), line
+    assert re.fullmatch(r"pigeon: at most \d+ requests were in flight \(.+\)", lines[-1])
+    assert run("sync")[0] == 0
+    assert capsys.readouterr().err == ""  # without -v: silent

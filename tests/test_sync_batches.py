@@ -181,3 +181,48 @@ def test_a_message_with_a_lone_surrogate_is_stored_and_read_back(tmp_path: Path)
     store.put_messages("t1", [hostile, plain], who="", recipients="")
     assert [m.subject for m in store.messages("t1")] == ["a \ufffd b", "plain"]
     store.close()
+
+
+async def test_a_thread_opened_during_a_sync_is_asked_for_before_the_syncs_waiting_fetches(
+    tmp_path: Path, service: Service
+) -> None:
+    """The sync's message fetches fill every slot and more wait; the thread the user opens reaches the service at
+    once, ahead of them, and the sync still ends whole."""
+    from pigeon.config import load_config
+    from pigeon.core.mail import MailCore
+
+    inner = httpx.ASGITransport(app=service.app)
+    held = asyncio.Event()
+    asked: list[str] = []  # the thread of each message request, in the order they reached the service
+    arrived = asyncio.Condition()
+
+    class Held(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if request.url.path == "/v1/messages":
+                asked.append(request.url.params["thread_id"])
+                async with arrived:
+                    arrived.notify_all()
+                if len(asked) <= 2:  # the sync's first two fetches hold both slots
+                    await held.wait()
+            return await inner.handle_async_request(request)
+
+    http = httpx.AsyncClient(transport=Held())
+    client = PigeonClient("http://s.test", service.alice.token, http_client=http, max_in_flight=2)
+    store = MailStore(tmp_path / "s.sqlite3")
+    core = MailCore(load_config(base_url="http://s.test"), store, client=client, save_settings=False)
+    syncing = asyncio.ensure_future(core.sync())
+    async with arrived:
+        await arrived.wait_for(lambda: len(asked) == 2)
+    listed = [row.id for row in store.list_threads("all", limit=25, now=NOW)]
+    wanted = next(t for t in reversed(listed) if t not in asked)  # one the sync has not asked for yet
+
+    async def open_it() -> list[list[Message]]:
+        return [loaded async for loaded, more in core.fetch_thread(wanted) if not more]
+
+    opened = await asyncio.wait_for(open_it(), 10)  # (behind the held fetches it would never come)
+    assert asked[2] == wanted  # at once, ahead of the 23 waiting fetches
+    assert opened[0]
+    held.set()
+    report = await syncing
+    assert report.fetched == 25
+    await core.close()

@@ -462,7 +462,7 @@ async def test_a_proxy_in_the_environment_is_used(
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     async with PigeonClient("http://mail.example", TOKEN, max_retries=0) as client:
         assert await client.threads.list() == []
-    assert proxy.requests[0].target == "http://mail.example/v1/threads"  # (a proxy is asked for the whole URL)
+    assert proxy.requests[0].target == "http://mail.example/v1/threads?page_size=500"  # (the whole URL)
 
 
 async def test_the_client_leaves_an_httpx_client_it_was_given_open() -> None:

@@ -17,13 +17,15 @@ Rules kept here:
   error is raised with ``retry_after`` set). A wait on a 429 or 503 is told to ``on_busy``. POST and PATCH are
   retried only when the connection was never made (the request cannot have reached the service); never after.
 - Redirects are not followed.
-- At most ``max_in_flight`` requests are in flight, fewer while the service answers 429 or 503
-  (:mod:`.throttle`): each such answer halves the number and holds new requests until its wait is over.
+- At most ``max_in_flight`` requests are in flight, as many as the answers show the link and the service carry
+  (:mod:`.throttle`): more while answers stay quick, half after a 429, a 503 or a timeout (new requests held until
+  a busy answer's wait is over), fewer while answers slow down; the user's requests go first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -59,7 +61,7 @@ from pigeon.api.senders import (
     Timeouts,
     proxy_for,
 )
-from pigeon.api.throttle import BUSY_STATUSES, BusyWait, Throttle
+from pigeon.api.throttle import BUSY_STATUSES, RESERVE, BusyWait, Priority, Throttle, Ticket, priority
 from pigeon.sanitize import clean_line
 
 if TYPE_CHECKING:
@@ -69,7 +71,9 @@ log = logging.getLogger("pigeon.api")
 
 DEFAULT_TIMEOUT = Timeouts(connect=5.0, read=30.0)
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_MAX_IN_FLIGHT = 16  # (pigeon.store.sync.DEFAULT_CONCURRENCY says why)
+DEFAULT_MAX_IN_FLIGHT = 128
+"""The ceiling of requests in flight (the throttle finds how many below it the link and the service carry): at an
+80 ms round trip a first sync needs about this many to keep up with IMAP's pipelining (docs/performance.md)."""
 RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 USER_AGENT = "pigeon"
 _HEADERS = [("Accept", "application/json"), ("User-Agent", USER_AGENT)]
@@ -178,12 +182,12 @@ class PigeonClient:
         self.on_busy: Callable[[BusyWait], object] | None = None
         """Told of each wait on a "busy" answer (one for requests that wait together), to say so to the user."""
         self._busy_until = 0.0  # (monotonic) when the last wait told of ends
-        # As many connections as requests in flight, and one for a page walk beside them.
+        # As many connections as requests in flight, the user's reserve included.
         self._sender: Sender = (
             HttpxSender(http_client, self.timeout)
             if http_client is not None
             else AiohttpSender(
-                connections=self.throttle.bound + 1, timeouts=self.timeout, proxy=proxy_for(self.base_url)
+                connections=self.throttle.bound + RESERVE, timeouts=self.timeout, proxy=proxy_for(self.base_url)
             )
         )
 
@@ -195,6 +199,17 @@ class PigeonClient:
 
     def __repr__(self) -> str:
         return f"PigeonClient(base_url={self.base_url!r})"
+
+    @staticmethod
+    def background() -> contextlib.AbstractContextManager[None]:
+        """Requests made inside (and in tasks started inside) wait behind every other: a sync's fetches."""
+        return priority(Priority.BACKGROUND)
+
+    @staticmethod
+    def for_the_user() -> contextlib.AbstractContextManager[None]:
+        """Requests made inside go before every other, above the number allowed if need be: what the user waits
+        for, such as a thread opened during a sync."""
+        return priority(Priority.USER)
 
     async def aclose(self) -> None:
         await self._sender.aclose()
@@ -235,8 +250,8 @@ class PigeonClient:
         while True:
             started = time.monotonic()
             try:
-                async with self.throttle.slot():
-                    answer = await self._send(method, path, params, body)
+                async with self.throttle.slot() as ticket:
+                    answer = await self._sent(method, path, params, body, ticket)
             except LinkFailure as exc:
                 error, never_sent = self._transport_error(exc, method, path), exc.never_sent
                 log.debug("%s %s -> %s (attempt %d)", method, path, type(exc).__name__, attempt + 1)
@@ -247,7 +262,6 @@ class PigeonClient:
                 raise error from None
             elapsed = (time.monotonic() - started) * 1000
             log.debug("%s %s -> %d (%.0f ms)", method, path, answer.status_code, elapsed)
-            self.throttle.answered(answer.status_code)
             if answer.is_success:
                 return answer
             delay = self._retry_delay(attempt, answer) if method == "GET" else None
@@ -261,6 +275,19 @@ class PigeonClient:
                 attempt += 1
                 continue
             raise status_error(answer, method=method, path=path, redact=self._auth.redact)
+
+    async def _sent(
+        self, method: str, path: str, params: list[tuple[str, str]] | None, body: dict[str, Any] | None, ticket: Ticket
+    ) -> Answer:
+        """Send through a slot, and tell the throttle how it went."""
+        try:
+            answer = await self._send(method, path, params, body)
+        except LinkFailure as exc:
+            if exc.timed_out:
+                self.throttle.timed_out(ticket)
+            raise
+        self.throttle.answered(answer.status_code, ticket)
+        return answer
 
     def _tell_busy(self, status: int, delay: float) -> None:
         """Tell ``on_busy`` of a wait, unless one told of already covers it (requests in flight together are

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pigeon.cli.common import batch_collection, core_of, run
@@ -16,17 +17,32 @@ from pigeon.sanitize import clean_line
 if TYPE_CHECKING:
     from pigeon.core.mail import MailCore, SyncReport
 
+PROGRESS_EVERY = 1.0  # seconds between two progress lines of ``pigeon sync -v``
 
-async def _sync_saying_waits(core: MailCore) -> SyncReport:
-    """Sync, with a line on stderr for each wait on a busy service (a sync may otherwise sit silent for minutes)."""
+
+async def _sync_saying_waits(core: MailCore, verbose: bool = False) -> SyncReport:
+    """Sync, with a line on stderr for each wait on a busy service (a sync may otherwise sit silent for minutes),
+    and with ``verbose`` a progress line a second: threads fetched, requests in flight and why."""
     client = await core.connect()
     client.on_busy = lambda wait: sys.stderr.write(f"pigeon: {wait}\n")
-    return await core.sync(index_now=True)
+    said = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal said
+        if time.monotonic() - said >= PROGRESS_EVERY and done < total:
+            said = time.monotonic()
+            sys.stderr.write(f"pigeon: {done:,} of {total:,} threads fetched · {core.in_flight_words()}\n")
+
+    report = await core.sync(on_progress=progress if verbose else None, index_now=True)
+    if verbose:
+        throttle = client.throttle
+        sys.stderr.write(f"pigeon: at most {throttle.most_in_flight} requests were in flight ({throttle.why})\n")
+    return report
 
 
 def cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
     with batch_collection():
-        report = run(args, _sync_saying_waits, local=True)
+        report = run(args, lambda core: _sync_saying_waits(core, args.verbose), local=True)
     if args.json:
         figures = {"threads": report.threads, "fetched": report.fetched, "messages": report.messages}
         print_json({**figures, "skipped": [str(u) for u in report.skipped]}, out)

@@ -183,7 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     add(commands, "logout", cmd_logout, "remove the stored token")
     add(commands, "status", cmd_status, "show the profile, service and where the token comes from", as_json)
 
-    add(commands, "sync", cmd_sync, "bring the local store up to date (only what changed)", as_json)
+    sync = add(commands, "sync", cmd_sync, "bring the local store up to date (only what changed)", as_json)
+    sync.add_argument(
+        "-v", "--verbose", action="store_true", help="say the progress, and how many requests are in flight and why"
+    )
     search = add(commands, "search", cmd_search, "search the local store", as_json)
     search.add_argument(
         "query",

@@ -206,8 +206,7 @@ class MailCore(Session):
         return searched(self.store, view, text, sort=sort, limit=limit, now=self.clock())
 
     def stored_threads(self) -> int:
-        """How many threads the store holds in all."""
-        return self.store.count("all", now=self.clock())
+        return self.store.count("all", now=self.clock())  # (every thread the store holds)
 
     async def read_ahead(self, thread_id: str) -> None:
         """Hold a stored thread in memory before it is opened (the reader's neighbours: J, K and the thread that
@@ -255,14 +254,15 @@ class MailCore(Session):
     async def fetch_thread(self, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
         """The thread's messages from the service, page by page (what has arrived, and whether more follow);
         stored once all have arrived."""
-        loaded: list[Message] = []
         unreadable: list[Unreadable] = []
-        async for loaded, more in fetch_thread(await self.connect(), self.store, thread_id, unreadable):
-            self._unreadable[thread_id] = list(unreadable)
-            self.learn(loaded)
-            if not more:
-                self._hold(thread_id, loaded)
-            yield loaded, more
+        client = await self.connect()
+        with client.for_the_user():  # ahead of a sync's fetches, and of its next page of threads
+            async for loaded, more in fetch_thread(client, self.store, thread_id, unreadable):
+                self._unreadable[thread_id] = list(unreadable)
+                self.learn(loaded)
+                if not more:
+                    self._hold(thread_id, loaded)
+                yield loaded, more
 
     def unreadable_in(self, thread_id: str) -> list[Unreadable]:
         """The messages of a thread read last (from the store or the service) that could not be read."""

@@ -80,6 +80,13 @@ class Session:
                 self.on_start_up_stage()
         return self._client
 
+    def in_flight_words(self) -> str:
+        """The requests in flight and why that many, for a sync's progress ("" before the client exists)."""
+        if self._client is None:
+            return ""
+        throttle = self._client.throttle
+        return f"{throttle.in_flight} in flight ({throttle.why})"
+
     async def close(self) -> None:
         if self._client is not None:
             await self._client.aclose()

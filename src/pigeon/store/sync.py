@@ -2,10 +2,10 @@
 
 The thread list is read whole (the service offers no "changed since"), each page stored as it arrives so its rows
 show at once; the messages of a thread are fetched again only when its ``last_message_at`` or ``message_count``
-moved, newest threads first, several requests in flight (the client's throttle bounds them and backs off when the
-service is busy) while the next page of threads loads. Fetched threads are written in batches, one transaction
-each, by one writer while the fetches go on; their text goes into the search index after (:func:`index_stored`),
-or with them when the caller waits for the index anyway (``pigeon sync``).
+moved, newest threads first, as many requests in flight as the client's throttle finds the link carries, behind
+any other request (the next page of threads, a thread the user opens). Fetched threads are written in batches,
+one transaction each, by one writer while the fetches go on; their text goes into the search index after
+(:func:`index_stored`), or with them when the caller waits for the index anyway (``pigeon sync``).
 Store writes run in a thread, so an event loop (the app's) never waits on the disk.
 """
 
@@ -25,10 +25,6 @@ from pigeon.store.mailstore import MailStore
 if TYPE_CHECKING:
     from pigeon.models import Inbox, Message, Thread, Unreadable
 
-DEFAULT_CONCURRENCY = 16
-"""Requests in flight for messages (the reference service answers them in parallel; the client's throttle halves
-them while a service says it is busy): a first sync was faster with 16 than with 8, with less CPU on both sides,
-and no faster with 32 (docs/performance.md)."""
 PAGE_SIZE = 100
 BATCH_MAX = 500  # threads written in one transaction at most (the writer takes what has arrived meanwhile)
 INDEX_BATCH = 200  # threads put into the search index in one transaction
@@ -158,7 +154,6 @@ async def sync(
     client: Any,
     store: MailStore,
     *,
-    concurrency: int = DEFAULT_CONCURRENCY,
     on_progress: Callable[[int, int], None] | None = None,
     index: bool = False,
     new: list[Message] | None = None,
@@ -187,7 +182,6 @@ async def sync(
     await asyncio.to_thread(keep_inboxes)
     threads: list[Thread] = []
     changed: list[str] = []
-    gate = asyncio.Semaphore(concurrency)
     fetched: asyncio.Queue[Fetched | None] = asyncio.Queue()  # None: every fetch is over
     written = 0
     total_messages = 0
@@ -197,7 +191,7 @@ async def sync(
 
     async def fetch(thread_id: str) -> None:
         left_out: list[Unreadable] = []
-        async with gate:
+        with client.background():  # behind the thread list's next page and whatever the user asks for
             loaded = await fetch_messages(client, thread_id, left_out)
         fetched.put_nowait(Fetched(thread_id, loaded, who_of(loaded), recipients_of(loaded), left_out))
 

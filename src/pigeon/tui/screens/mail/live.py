@@ -134,7 +134,8 @@ class LivePart(Part):
             if done < total and time.monotonic() - last_shown < PROGRESS_INTERVAL:
                 return  # a big first sync reports every thread: the list is drawn a few times a second, no more
             last_shown = time.monotonic()
-            self.shown.set_status(Content.styled(f"Syncing {done} of {total}…", "italic"))
+            in_flight = self.core.in_flight_words() if done < total else ""
+            self.shown.set_status(Content.styled(f"Syncing {done} of {total}… {in_flight}".rstrip(), "italic"))
             if self._progress_timer is None:
                 self._progress_timer = self.screen.set_timer(PROGRESS_LIST_DELAY, self._progress_refresh)
 
