@@ -106,6 +106,38 @@ class SyncingCore:
         return Mode(webhooks=False, why="not asked for")
 
 
+class ProgressCore(SyncingCore):
+    """A sync that reports its progress, with requests in flight."""
+
+    def in_flight_words(self) -> str:
+        return "12 in flight (growing: answers are quick)"
+
+    async def sync(self, on_progress: Callable[[int, int], None] | None = None) -> object:
+        assert on_progress is not None
+        for done in (0, 3, 10):
+            on_progress(done, 10)
+        return SimpleNamespace(skipped=(), changed=(), new_messages=())
+
+
+async def test_a_syncs_progress_says_the_requests_in_flight_and_why_until_the_last_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(live_part, "PROGRESS_INTERVAL", 0.0)  # every report shown
+    core = ProgressCore(poll_interval=600.0)
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host = cast(Host, app.screen)
+        live = LivePart(host, cast(MailCore, core), host)
+        live.refresh()
+        await settle(pilot, lambda: live.synced)
+        syncing = [s for s in host.said if s.startswith("Syncing")]
+        assert syncing == [
+            "Syncing 0 of 10…",
+            "Syncing 3 of 10… 12 in flight (growing: answers are quick)",
+            "Syncing 10 of 10…",
+        ]
+
+
 async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_and_regularly_once_mail_comes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
