@@ -326,7 +326,8 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
 
 
 @pytest.mark.parametrize(
-    "script", ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"]
+    "script",
+    ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py", "network_sync.py"],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
     import subprocess
@@ -338,6 +339,39 @@ def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "usage:" in done.stdout
+
+
+def test_the_network_bench_syncs_through_the_proxy_and_finds_what_the_app_will_show(
+    tiny: tuple[Path, str], tmp_path: Path
+) -> None:
+    import json
+    import sqlite3
+
+    from bench.http_clients import proxy
+    from bench.loopback import service
+    from bench.network_sync import Rtt, landmarks, report, run_sync
+
+    path, token = tiny
+    store = tmp_path / "store.sqlite3"
+    figures = sync_store(path, token, store)
+    marks = landmarks(store)
+    assert marks.threads == 30
+    with sqlite3.connect(store) as conn:
+        newest = conn.execute("SELECT id, subject FROM threads ORDER BY last_message_at DESC LIMIT 1").fetchone()
+        oldest = conn.execute("SELECT id, subject FROM threads ORDER BY last_message_at, id LIMIT 1").fetchone()
+        first = conn.execute("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (oldest[0],)).fetchone()
+    assert marks.newest_subject in newest[1]
+    assert marks.oldest_line in json.dumps(json.loads(first[0])["content_blocks"], ensure_ascii=False)
+    with service(path) as (base, _pid), proxy(int(base.rsplit(":", 1)[1]), 20) as slowed:
+        seconds, messages, most = run_sync(f"http://127.0.0.1:{slowed}", token)
+    assert messages == figures.messages
+    assert seconds > 0.04  # two round trips at the least: the proxy was in the way
+    assert most >= 1  # read from `pigeon sync -v`
+    row = Rtt(80, sync_s=[10.0], most_in_flight=[128], mbsync_fsync_s=[20.0], mbsync_s=[4.0], open_s=[0.25])
+    row.opened_during_sync, row.first_row_s = [True], [0.5]
+    text = report([row], "bench", (0.5, 0.7))
+    assert "| 80 ms | 10.00 (10.00-10.00) s | 128 | 20.00 (20.00-20.00) s | 4.00 (4.00-4.00) s | 0.50x |" in text
+    assert "| 500 (500-500) ms | 250 (250-250) ms, 1 of 1 during it |" in text
 
 
 # --- issue 32: a long conversation read and answered ----------------------------------------------------------------
