@@ -3,6 +3,7 @@ driven through the part's own interface (what the mail screen calls) and watched
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any, cast
@@ -130,12 +131,69 @@ async def test_a_syncs_progress_says_the_requests_in_flight_and_why_until_the_la
         live = LivePart(host, cast(MailCore, core), host)
         live.refresh()
         await settle(pilot, lambda: live.synced)
-        syncing = [s for s in host.said if s.startswith("Syncing")]
+        said = [s for n, s in enumerate(host.said) if n == 0 or host.said[n - 1] != s]  # (drawn on a change)
+        syncing = [s for s in said if s.startswith("Syncing")]
         assert syncing == [
             "Syncing 0 of 10…",
             "Syncing 3 of 10… 12 in flight (growing: answers are quick)",
             "Syncing 10 of 10…",
         ]
+
+
+class CountingHost(Host):
+    """A host whose list says its count each time it is shown, as the main screen's does."""
+
+    def show_threads(self) -> None:
+        super().show_threads()
+        self.set_status(Content(f"{self.shown} threads"))
+
+
+class CountingHostApp(App[None]):
+    def get_default_screen(self) -> Screen[Any]:
+        return CountingHost()
+
+
+class HeldCore(ProgressCore):
+    """A sync that reports the thread list, then a thread fetched, and waits until told to end."""
+
+    def __init__(self, poll_interval: float) -> None:
+        super().__init__(poll_interval)
+        self.end = asyncio.Event()
+
+    async def sync(self, on_progress: Callable[[int, int], None] | None = None) -> object:
+        assert on_progress is not None
+        on_progress(0, 10)
+        on_progress(3, 10)
+        await self.end.wait()
+        return SimpleNamespace(skipped=(), changed=(), new_messages=())
+
+
+async def test_the_list_shown_during_a_sync_keeps_saying_the_syncs_progress_not_its_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(live_part, "PROGRESS_INTERVAL", 0.0)
+    monkeypatch.setattr(live_part, "PROGRESS_LIST_DELAY", 0.01)
+    core = HeldCore(poll_interval=600.0)
+    app = CountingHostApp()
+    async with app.run_test() as pilot:
+        host = cast(CountingHost, app.screen)
+        live = LivePart(host, cast(MailCore, core), host)
+        live.refresh()
+        for _ in range(500):  # (not settle: it waits for the held sync's worker) the rows, then the list again
+            if host.shown == 2:
+                break
+            await pilot.pause(0.01)
+        assert host.said[1:] == [
+            "Syncing 0 of 10…",
+            "1 threads",
+            "Syncing 0 of 10…",  # said again after the list's count, in the same frame
+            "Syncing 3 of 10… 12 in flight (growing: answers are quick)",
+            "2 threads",
+            "Syncing 3 of 10… 12 in flight (growing: answers are quick)",
+        ]
+        core.end.set()
+        await settle(pilot, lambda: live.synced)
+        assert host.said[-1] == "3 threads"  # the sync over: the count stays
 
 
 async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_and_regularly_once_mail_comes(

@@ -67,6 +67,7 @@ class LivePart(Part):
         self._event_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self._progress_timer: Timer | None = None
+        self._progress: Content | None = None  # what a sync under way last said of its progress
         self._arrived: dict[str, tuple[str, str]] = {}  # new mail to announce, by message id
         self._announce_timer: Timer | None = None
 
@@ -128,14 +129,14 @@ class LivePart(Part):
             nonlocal last_shown
             if done == 0:  # the thread list has arrived: its rows now, the messages (senders, text) fill in behind
                 last_shown = time.monotonic()
-                self.shown.set_status(Content.styled(f"Syncing 0 of {total}…", "italic"))
+                self._say_progress(Content.styled(f"Syncing 0 of {total}…", "italic"))
                 self._progress_refresh()
                 return
             if done < total and time.monotonic() - last_shown < PROGRESS_INTERVAL:
                 return  # a big first sync reports every thread: the list is drawn a few times a second, no more
             last_shown = time.monotonic()
             in_flight = self.core.in_flight_words() if done < total else ""
-            self.shown.set_status(Content.styled(f"Syncing {done} of {total}… {in_flight}".rstrip(), "italic"))
+            self._say_progress(Content.styled(f"Syncing {done} of {total}… {in_flight}".rstrip(), "italic"))
             if self._progress_timer is None:
                 self._progress_timer = self.screen.set_timer(PROGRESS_LIST_DELAY, self._progress_refresh)
 
@@ -146,6 +147,7 @@ class LivePart(Part):
             raise
         finally:
             self.screen.query_one(ThreadList).loading = False
+            self._progress = None
             if self._progress_timer is not None:  # the list is shown whole now: no progress view after it
                 self._progress_timer.stop()
                 self._progress_timer = None
@@ -170,10 +172,16 @@ class LivePart(Part):
         await self.core.indexed()
         self.shown.words_indexed()
 
+    def _say_progress(self, status: Content) -> None:
+        self._progress = status
+        self.shown.set_status(status)
+
     def _progress_refresh(self) -> None:
         self._progress_timer = None
         self.screen.query_one(ThreadList).loading = False  # rows to show: no loading cover over them
         self.shown.show_threads()
+        if self._progress is not None:  # the count the list says as it shows gives way to the sync's progress
+            self.shown.set_status(self._progress)
 
     def set_offline(self, offline: bool) -> None:
         """The banner that says the service cannot be reached (and that what was loaded stays readable)."""
