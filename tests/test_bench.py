@@ -244,6 +244,29 @@ def test_pigeon_asks_for_the_kitty_keyboard_protocol_and_goes_back_on_its_escape
         run.close()
 
 
+def test_a_j_writes_under_a_kilobyte_to_a_terminal_200_columns_wide(pigeon_side: tuple[Program, str]) -> None:
+    """Two rows change (the cursor leaves one, comes to the next), so two rows are written, in as few styles as they
+    have: what an SSH link carries for each key. 24-bit colour, the longest way to say a style."""
+    from bench.ptyharness import PtyProgram, showing
+
+    program, subject = pigeon_side
+    run = PtyProgram(program.command, {**program.env, "COLORTERM": "truecolor"}, columns=200, rows=50)
+    try:
+        run.first_shown(showing(subject), since=run.started)
+        run.wait(showing("Offline"), since=run.started)  # (no service: the banner moves every line down, once)
+        run.settle(1.0)
+        run.press(b"j", still=0.03)  # the first key after a start writes the list whole once (see performance.md)
+        written = []
+        for _ in range(4):
+            run.settle(0.6)  # the preview of the thread the cursor rested on is drawn meanwhile, not counted
+            before = len(run.raw)
+            run.press(b"j", still=0.03)
+            written.append(len(run.raw) - before)
+    finally:
+        run.close()
+    assert all(300 < size < 1024 for size in written), written
+
+
 def test_a_bench_rewrites_its_own_block_of_the_report_and_nothing_around_it() -> None:
     from bench.report import markers, replace_block
 
@@ -327,7 +350,10 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
 
 @pytest.mark.parametrize(
     "script",
-    ["run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py", "network_sync.py"],
+    [
+        *("run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"),
+        *("network_sync.py", "frame_bytes.py"),
+    ],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
     import subprocess

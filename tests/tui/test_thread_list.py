@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -459,3 +460,16 @@ async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None
 def test_a_thread_count_fits_its_four_columns(count: int, shown: str) -> None:
     assert count_text(count) == shown
     assert len(shown) <= COUNT_WIDTH
+
+
+def test_a_row_is_drawn_in_as_few_segments_as_it_has_styles() -> None:
+    """Each segment costs its style's bytes at the terminal: cells of one look (the gap, the count and the time of a
+    row without a dim look of its own) go out as one."""
+    from pigeon.tui.widgets.thread_row import draw_row
+
+    base = Style(color="white", bgcolor="black")
+    row = ThreadRow(id="t1", who="Ada", subject="Hello", when=NOW, count=3, unread=True)
+    strip = draw_row(row, "Fri", 100, None, (base, Style(), Style(bold=True), Style(color="yellow")))
+    segments = list(strip)
+    assert "".join(s.text for s in segments).rstrip().endswith("(3)    Fri")
+    assert all(a.style != b.style for a, b in itertools.pairwise(segments))
