@@ -57,6 +57,7 @@ class PtyProgram:
         )
         os.close(slave)
         self.raw = bytearray()  # every byte, for checks of what was sent (kept small: programs are quit early)
+        self.arrivals: list[tuple[float, int]] = []  # each chunk's arrival and size, for keys sent at a pace
         self.last_at = self.started  # when the newest chunk arrived
         self._pending: list[tuple[float, bytes]] = []
         self._lock = threading.Lock()
@@ -89,6 +90,7 @@ class PtyProgram:
                     self._feed()
                 if len(self.raw) < 1 << 20:
                     self.raw += chunk
+                self.arrivals.append((arrived, len(chunk)))
                 self.last_at = arrived
                 self._changed.notify_all()
 

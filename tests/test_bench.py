@@ -267,6 +267,23 @@ def test_a_j_writes_under_a_kilobyte_to_a_terminal_200_columns_wide(pigeon_side:
     assert all(300 < size < 1024 for size in written), written
 
 
+def test_a_key_at_pace_is_timed_to_the_end_of_its_own_burst_not_the_preview_after_it() -> None:
+    from bench.typing_pace import key_times
+
+    presses = [1.0, 1.15, 1.30]
+    arrivals = [
+        (1.002, 300),
+        (1.010, 200),  # the first key's frame ends here ...
+        (1.125, 9000),  # ... and 115 ms later the preview is drawn: not the key's
+        (1.16, 400),
+        (1.175, 100),  # (15 ms after: still the second key's frame)
+    ]
+    times = key_times(presses, arrivals, end=2.0)
+    assert times[0] == pytest.approx(0.010)
+    assert times[1] == pytest.approx(0.025)
+    assert times[2] is None  # nothing came after the third key
+
+
 def test_a_bench_rewrites_its_own_block_of_the_report_and_nothing_around_it() -> None:
     from bench.report import markers, replace_block
 
@@ -352,7 +369,7 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     "script",
     [
         *("run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"),
-        *("network_sync.py", "frame_bytes.py"),
+        *("network_sync.py", "frame_bytes.py", "typing_pace.py"),
     ],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
