@@ -4,7 +4,6 @@ driven through the part's own interface (what the mail screen calls) and watched
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any, cast
@@ -394,13 +393,3 @@ async def test_marking_many_read_does_not_ask_and_the_reader_is_told_to_follow_i
         assert core.applied == [("read", many, {"on": True})]  # (marking read is never a toggle)
         assert host.triaged == [(many, True, True, 1)]
 
-
-def test_a_preview_waits_twice_the_pace_of_keys_typed_at_a_steady_pace_and_no_longer_than_half_a_second() -> None:
-    from pigeon.tui.screens.mail.reading import PACED_PREVIEW_MAX, PREVIEW_DELAY, preview_delay
-
-    assert preview_delay(math.inf) == PREVIEW_DELAY  # the first move after a rest
-    assert preview_delay(2.0) == PREVIEW_DELAY  # a row read, then the next: the preview comes as before
-    assert preview_delay(0.03) == PREVIEW_DELAY  # j held down: the preview of where it stops comes as before
-    assert preview_delay(0.15) == pytest.approx(0.3)  # a key every 150 ms: no preview drawn between two of them
-    assert preview_delay(0.1) == pytest.approx(0.2)
-    assert preview_delay(0.4) == PACED_PREVIEW_MAX == 0.5

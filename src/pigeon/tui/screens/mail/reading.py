@@ -9,8 +9,6 @@ changed threads), :attr:`active` / :attr:`open_id`. Up: :class:`ThreadOpened` (t
 from __future__ import annotations
 
 import asyncio
-import math
-import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -36,17 +34,6 @@ if TYPE_CHECKING:
 LOADING_DELAY = 0.1
 MARK_READ_DELAY = 0.25
 PREVIEW_DELAY = 0.12  # the cursor rests this long: the reader shows its thread (holding j never waits on it)
-PACED_PREVIEW_MAX = 0.5  # ... or, while keys come at a typing pace, twice that pace, up to this
-
-
-def preview_delay(since_last_move: float) -> float:
-    """How long the cursor must rest before its thread is previewed: ``PREVIEW_DELAY``, or twice the time since the
-    move before while keys come at a typing pace, so that no preview is drawn between two keys (a key that comes
-    while one is drawn waits for it)."""
-    if since_last_move >= PACED_PREVIEW_MAX:
-        return PREVIEW_DELAY
-    return min(max(PREVIEW_DELAY, 2 * since_last_move), PACED_PREVIEW_MAX)
-
 
 
 class ThreadOpened(Message, bubble=False):
@@ -66,7 +53,6 @@ class ReaderPart(Part):
         super().__init__(screen, core)
         self._after_focus_frame = after_focus_frame  # the screen's: runs once a focus move's frame is out
         self._preview_timer: Timer | None = None
-        self._moved_at = -math.inf  # (monotonic) when the cursor last moved
         self._loading: tuple[str, bool, bool] | None = None  # the load under way: thread, mark read, focus
 
     @property
@@ -89,8 +75,6 @@ class ReaderPart(Part):
         focus. A preview does not mark the thread read."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        now = time.monotonic()
-        since, self._moved_at = now - self._moved_at, now
         reader = self.widget
         # In the reader the cursor moves because a thread is being opened (J, K, after e): a preview then would
         # replace that opening (one worker group) and leave the thread unread.
@@ -101,7 +85,7 @@ class ReaderPart(Part):
             self._loading = None
         if reader.thread is not None and reader.thread.id == thread_id:
             return
-        self._preview_timer = self.screen.set_timer(preview_delay(since), lambda: self.preview(thread_id))
+        self._preview_timer = self.screen.set_timer(PREVIEW_DELAY, lambda: self.preview(thread_id))
 
     def preview(self, thread_id: str) -> None:
         current = self.screen.query_one(ThreadList).current
