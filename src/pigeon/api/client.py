@@ -72,8 +72,8 @@ log = logging.getLogger("pigeon.api")
 DEFAULT_TIMEOUT = Timeouts(connect=5.0, read=30.0)
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_MAX_IN_FLIGHT = 128
-"""The ceiling of requests in flight (the throttle finds how many below it the link and the service carry): at an
-80 ms round trip a first sync needs about this many to keep up with IMAP's pipelining (docs/performance.md)."""
+"""The ceiling of requests in flight (the throttle finds how many below it the link and the service carry): on a
+slow link a first sync needs about this many to keep up with IMAP's pipelining (docs/performance.md)."""
 RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 USER_AGENT = "pigeon"
 _HEADERS = [("Accept", "application/json"), ("User-Agent", USER_AGENT)]
