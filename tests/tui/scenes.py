@@ -84,6 +84,12 @@ def pigeon_app(pilot: Pilot[None]) -> PigeonApp:
     return pilot.app
 
 
+def editor_ready(app: PigeonApp) -> bool:
+    """The contact editor is shown and has put the focus on its first field (its form is mounted)."""
+    focused = app.focused
+    return isinstance(app.screen, ContactEditor) and focused is not None and focused.id == "first_name"
+
+
 async def settle(pilot: Pilot[None], until: Callable[[], bool] = lambda: True, within: float = 20.0) -> None:
     """Let the workers finish and the screen catch up until ``until()`` holds; ``RuntimeError`` after ``within``
     seconds (a state that timers bring, such as marking an opened thread read, is waited for too)."""
@@ -244,7 +250,7 @@ async def editor_error(pilot: Pilot[None]) -> None:
     await pilot.press("c")
     await settle(pilot, lambda: isinstance(app.screen, PickScreen))  # several people wrote it: which one
     await pilot.press("enter")
-    await settle(pilot, lambda: isinstance(app.screen, ContactEditor))
+    await settle(pilot, lambda: editor_ready(app))
     editor = app.screen
     editor.query(".entry-value").first(Input).value = "not-an-address"
     for box in editor.query(Input):

@@ -19,6 +19,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.address_input import AddressInput, Candidates, Lookup, LookupAtOnce, last_address_start
 from tests.server.conftest import Service
 from tests.tui.conftest import SIZE, loaded, on_screen, palette_hits, pigeon_for, settle
+from tests.tui.scenes import editor_ready
 from tests.tui.scenes import settle as settle_scene
 from tests.tui.test_contacts import sender_contact
 
@@ -35,7 +36,7 @@ async def test_the_palette_finds_a_contact_by_email_and_opens_the_editor(service
         hit = f"Contact {wanted.name} <{email}>"
         await settle(pilot, app, lambda: palette_hits(app)[:1] == [hit])
         await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+        await settle(pilot, app, lambda: editor_ready(app))
         assert on_screen(app, ContactEditor).contact.id == wanted.id
         await pilot.press("escape")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))

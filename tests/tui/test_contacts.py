@@ -26,6 +26,7 @@ from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service, first_thread
 from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, on_screen, pigeon_for, screen_text, settle
+from tests.tui.scenes import editor_ready
 
 ADA = Contact.model_validate(
     {
@@ -108,12 +109,7 @@ def sender_contact(service: Service) -> Contact:
 
 async def open_editor(pilot: Pilot[None], app: PigeonApp, contact: Contact) -> ContactEditor:
     app.post_message(EditContact(contact))
-
-    def ready() -> bool:  # the editor is shown and has put the focus on its first field
-        focused = app.focused
-        return isinstance(app.screen, ContactEditor) and focused is not None and focused.id == "first_name"
-
-    await settle(pilot, app, ready)
+    await settle(pilot, app, lambda: editor_ready(app))
     return on_screen(app, ContactEditor)
 
 
@@ -151,7 +147,7 @@ async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: 
         assert book.query_one(DataTable).cursor_row == 2
         wanted = book.shown[2]
         await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+        await settle(pilot, app, lambda: editor_ready(app))
         assert on_screen(app, ContactEditor).contact.id == wanted.id
 
 

@@ -22,6 +22,7 @@ from pigeon.tui.widgets.thread_view import ThreadView
 from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service, first_thread
 from tests.tui.conftest import SIZE, Notes, current_id, loaded, on_screen, palette_hits, pigeon_for, screen_text, settle
+from tests.tui.scenes import editor_ready
 
 SUBJECT = "[@click=app.quit]Click me[/] [PATCH v2] fix [/] [link=https://evil.example]x[/link]"
 BODY = (
@@ -279,7 +280,7 @@ async def test_the_contact_editor_shows_no_escape_and_saves_only_what_was_change
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
         app.post_message(EditContact(contact))
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactEditor))
+        await settle(pilot, app, lambda: editor_ready(app))
         editor = app.screen
         shown = [box.value for box in editor.query(Input)] + [editor.query_one(TextArea).text]
         for bad in ESCAPES:
