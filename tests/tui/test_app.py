@@ -341,7 +341,7 @@ async def test_a_dead_server_shows_an_offline_notice_and_keeps_loaded_mail(servi
         threads = await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
         app.core._client = dead
         await pilot.press("escape", "ctrl+r")

@@ -158,7 +158,7 @@ async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service:
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         editor = await open_editor(pilot, app, contact)
         editor.query_one("#first_name", Input).value = "Renamed"
         editor.query_one("#last_name", Input).value = "Person"

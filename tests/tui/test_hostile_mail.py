@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
-from textual.content import Content
 
 from pigeon import locations
 from pigeon.core.attachments import attachment_bytes, attachment_filename, save_into
@@ -19,6 +18,7 @@ from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import ThreadView
+from pigeon.tui.widgets.thread_window import Assembled, Layout
 from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service, first_thread
 from tests.tui.conftest import SIZE, Notes, current_id, loaded, on_screen, palette_hits, pigeon_for, screen_text, settle
@@ -85,7 +85,7 @@ async def test_hostile_mail_is_shown_literally_and_does_nothing(service: Service
         await pilot.click(ThreadList, offset=(40, 0))  # a click on the subject runs no action in it
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         await pilot.click(Reader, offset=(5, 8))
         await pilot.click(Reader, offset=(20, 3))
         await settle(pilot, app)
@@ -128,7 +128,7 @@ async def test_an_attachment_named_with_a_path_lands_inside_the_download_folder(
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         await pilot.press("a")
         await settle(pilot, app, lambda: "Saved" in notes.text)
         folder = locations.download_dir().resolve()
@@ -161,7 +161,7 @@ async def test_a_linked_download_folder_is_named_by_its_real_place(
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         await pilot.press("a")
         await settle(pilot, app, lambda: "Saved" in notes.text)
         assert f"Saved {real.resolve() / 'x'}" in notes.text
@@ -320,7 +320,7 @@ async def test_the_reader_shows_the_address_a_message_came_from(service: Service
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         named = [m for m in reader.messages if m.sender and m.sender.contact and m.sender.contact.name]
         assert named
         for message in named:
@@ -333,19 +333,19 @@ async def test_keys_are_answered_while_a_long_thread_is_laid_out(
 ) -> None:
     import threading
 
-    from pigeon.tui.widgets import reader as reader_module
+    from pigeon.tui.widgets import thread_window
 
     gate = threading.Event()
-    assemble = reader_module.Reader._assemble
+    assemble = thread_window.assemble
     laid_out_on: list[threading.Thread] = []
 
-    def held(self: Reader, view: ThreadView, width: int) -> tuple[list[Content], list[int], list[str]]:
+    def held(view: ThreadView, layout: Layout, progress: str) -> Assembled:
         if threading.current_thread() is not threading.main_thread():
             laid_out_on.append(threading.current_thread())
             gate.wait(10)  # the layout of the 2 MB message takes as long as this test likes
-        return assemble(self, view, width)
+        return assemble(view, layout, progress)
 
-    monkeypatch.setattr(reader_module.Reader, "_assemble", held)
+    monkeypatch.setattr("pigeon.tui.widgets.reader.assemble", held)
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)

@@ -186,7 +186,7 @@ async def test_a_status_event_whole_or_thin_shows_the_changed_message_after_its_
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         target = reader.messages[-1]
         assert target.id
         assert target.thread_id
@@ -218,7 +218,7 @@ async def test_an_event_about_a_message_the_service_does_not_hold_changes_nothin
         await loaded(pilot, app)
         await pilot.press("enter")
         reader = app.screen.query_one(Reader)
-        await settle(pilot, app, lambda: bool(reader.messages))
+        await settle(pilot, app, lambda: app.focused is reader and bool(reader.messages))
         target = reader.messages[-1]
         claimed = target.model_copy(
             update={"direction": "MESSAGE_DIRECTION_OUTBOUND", "status": "MESSAGE_STATUS_FAILED"}

@@ -3,13 +3,12 @@ whatever they contain.
 
 The thread is one list of lines in one :class:`~pigeon.tui.widgets.thread_text.ThreadText`, which draws only the
 lines on screen; each message's lines are laid out once (kept by :class:`~pigeon.tui.widgets.thread_view.ThreadView`),
-so a cursor move, a fold or a new page of messages lays out only the messages it changes, and nothing is torn down
-while keys arrive."""
+and a long thread only around the cursor (:mod:`~pigeon.tui.widgets.thread_window`), so a key lays out only the
+messages it changes or brings near, and nothing is torn down while keys arrive."""
 
 from __future__ import annotations
 
 import asyncio
-from bisect import bisect_right
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, work
@@ -20,11 +19,13 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Input
 
 from pigeon.core.attachments import attachments_of
-from pigeon.core.conversation import first_new, is_new, read_before
+from pigeon.core.conversation import is_new, read_before
 from pigeon.tui.keys import bindings
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.thread_ahead import reopened
 from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import Hit, ThreadView
+from pigeon.tui.widgets.thread_window import Assembled, Layout, assemble, text_near
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -72,6 +73,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self.delta = delta
 
     EMPTY = Content.styled("Select a thread to read it.", "dim")
+    NOTHING = Assembled([EMPTY], [], [EMPTY.plain], 0, 0)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -90,9 +92,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._view: ThreadView | None = None
         self._moved = False  # the user moved the cursor: a new page of messages leaves it where it is
         self._all_open = False
-        self._starts: list[int] = []
+        self._laid = self.NOTHING  # the lines shown (a long thread's: those around the cursor)
         self._width = 0
-        self._texts = [self.EMPTY.plain]
         self._generation = 0
         self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
 
@@ -113,13 +114,13 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def current_message(self) -> Message | None:
         """The message under the message cursor: the one the reader's actions act on (reply, forward, attachments,
         links)."""
-        order = self.order
-        return order[min(self.cursor, len(order) - 1)] if order else None
+        order = self._view.order if self._view else []
+        return order[min(self.cursor, len(order) - 1)][0] if order else None
 
     @property
     def text(self) -> str:
         """What the reader shows, as plain text (for tests and accessibility tools)."""
-        return "\n".join(self._texts)
+        return "\n".join(self._laid.texts)
 
     @property
     def finding(self) -> bool:
@@ -136,10 +137,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         read_at: datetime | None = None,
         view: ThreadView | None = None,
     ) -> None:
-        """Show ``messages`` of ``thread`` (again, when more pages arrived: the cursor and folds are kept), with the
-        places of its ``unreadable`` messages (``None``: those shown already, if it is the same thread). A new
-        thread opens at its first message newer than ``read_at``, those read before folded; ``view``: its view
-        laid out ahead (:mod:`~pigeon.tui.widgets.thread_ahead`)."""
+        """Show ``messages`` of ``thread`` (again, as more pages arrive: cursor and folds kept), with the places of its
+        ``unreadable`` messages (``None``: those shown already). A new thread opens at its first message newer than
+        ``read_at``, those read before folded; ``view``: its view laid out ahead (``thread_ahead``)."""
         same = self.thread is not None and self.thread.id == thread.id
         if unreadable is not None or not same:
             self.unreadable = unreadable or ()
@@ -149,17 +149,13 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         known = self._view.keys if same and self._view else []
         current = self._view.keys[self.cursor] if same and self._view and self._view.keys else None
         self.thread, self.messages, self.contacts, self.progress = thread, messages, contacts, progress
-        if view is None or same:
+        kept = self._view
+        if same and kept is not None and kept.messages is messages and list(kept.unreadable) == list(self.unreadable):
+            view = kept  # the same messages: what is laid out stays
+        elif view is None or view.messages is not messages:
             view = ThreadView(thread, messages, contacts, unreadable=self.unreadable)
         self._view = view
-        seen = set(known)
-        for key, (message, _) in zip(view.keys, view.order, strict=True):
-            if key not in seen and read_before(message, self.read_at):
-                self.folded.add(key)
-        if self._moved and current in view.keys:
-            self.cursor = view.keys.index(current)
-        else:
-            self.cursor = first_new([m for m, _ in view.order], self.read_at)
+        self.folded, self.cursor = reopened(view, self.read_at, self.folded, known, current if self._moved else None)
         if view.keys:
             self.folded.discard(view.keys[self.cursor])
         self._render_thread(place=not (same and self._moved))
@@ -185,6 +181,18 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def action_last_message(self) -> None:
         self.move_to(len(self.order) - 1)
+
+    def action_scroll_home(self) -> None:
+        if self._laid.first:  # the first message is beyond the laid-out window: go to it
+            self.move_to(0)
+        else:
+            super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        if self._view is not None and self._laid.end < len(self._view):  # (the same for the last)
+            self.move_to(len(self._view) - 1)
+        else:
+            super().action_scroll_end()
 
     def action_first_new(self) -> None:
         order = self.order
@@ -218,14 +226,14 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._placing or not self._starts or self._view is None:
+        if self._placing or not self._laid.starts or self._view is None:
             return
         # Scrolling moves the cursor to the message at the top of the view (at the bottom, where the last
-        # headers cannot reach the top, a cursor still in view stays).
+        # headers cannot reach the top, a cursor still in view stays); past the window's ends, the window follows.
         y = round(new_value) - TOP
-        if new_value >= self.max_scroll_y and self._starts[self.cursor] >= y:
+        if new_value >= self.max_scroll_y and self._laid.starts[self.cursor] >= y:
             return
-        index = max(0, min(bisect_right(self._starts, y) - 1, len(self._view) - 1))
+        index = self._laid.at(y)
         if index != self.cursor:
             self.cursor, self._moved = index, True
             self._render_thread(place=False)
@@ -305,6 +313,12 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def action_step(self, delta: int) -> None:
         self.post_message(self.Step(delta))
 
+    def redraw(self) -> None:
+        """Lay the thread out anew (its senders' contacts changed)."""
+        if self.thread is not None:
+            self._view = ThreadView(self.thread, self.messages, self.contacts, unreadable=self.unreadable)
+            self._render_thread(place=False)
+
     def clear(self) -> None:
         """Show no thread."""
         self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), "", None
@@ -329,10 +343,16 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         """The columns a thread's lines are laid out to."""
         return (self.scrollable_content_region.width or 80) - 1
 
-    def _assemble(self, view: ThreadView, width: int) -> tuple[list[Content], list[int], list[str]]:
-        """The thread's lines and where each message starts (its line)."""
-        return view.assemble(
-            width, self.progress, self.folded, self.cursor, show_quotes=self.show_quotes, find=self.find
+    @property
+    def thread_layout(self) -> Layout:
+        """How the thread is laid out now: the width, the folds, the cursor, the quotes, the find."""
+        return Layout(
+            self.text_width,
+            frozenset(self.folded),
+            self.cursor,
+            self.show_quotes,
+            self.find,
+            height=self.scrollable_content_region.height or 40,
         )
 
     def _render_thread(self, *, place: bool, line: int = 0) -> None:
@@ -340,44 +360,41 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._generation += 1
         view = self._view
         if view is None or self.thread is None:
-            self._starts, self._texts = [], [self.EMPTY.plain]
+            self._laid = self.NOTHING
             static.update(self.EMPTY)
             return
-        width = self.text_width
-        size = sum(
-            len(block.content or "")
-            for key, (message, _) in zip(view.keys, view.order, strict=True)
-            if key not in self.folded
-            for block in message.content_blocks
-        )
+        layout = self.thread_layout
+        size = text_near(view, layout)
         if size <= RENDER_HERE:
-            self._put(*self._assemble(view, width), place, line)
+            self._put(assemble(view, layout, self.progress), place, line)
             return
         # Laying out a long thread (a huge newsletter, tens of thousands of links) takes a while: in a thread, so
         # that every key is answered meanwhile; a newer layout (more pages, a fold, a resize) replaces it.
         static.update(Content.styled(f"Laying out {size:,} characters…", "italic dim"))
-        self._render_elsewhere(view, width, self._generation, place, line)
+        self._render_elsewhere(view, layout, self._generation, place, line)
 
     @work(exclusive=True, group="render", exit_on_error=False, description="laying out the thread")
-    async def _render_elsewhere(self, view: ThreadView, width: int, generation: int, place: bool, line: int) -> None:
-        shown, starts, text = await asyncio.to_thread(self._assemble, view, width)
+    async def _render_elsewhere(self, view: ThreadView, layout: Layout, generation: int, place: bool, at: int) -> None:
+        assembled = await asyncio.to_thread(assemble, view, layout, self.progress)
         if generation == self._generation:  # nothing newer was asked for meanwhile
-            self._put(shown, starts, text, place, line)
+            self._put(assembled, place, at)
 
-    def _put(self, shown: list[Content], starts: list[int], text: list[str], place: bool, line: int) -> None:
-        self._starts, self._texts = starts, text
+    def _put(self, assembled: Assembled, place: bool, line: int) -> None:
+        before, self._laid = self._laid, assembled
         lines = self.query_one("#reader-content", ThreadText)
-        laid_out = lines.size.height == max(len(shown), 1)  # (as tall as before: the scroll can go now)
-        lines.show(shown)
-        if place and starts:
-            self._placing = True
-            target = TOP + starts[self.cursor] + line
+        laid_out = lines.size.height == max(len(assembled.rows), 1)  # (as tall as before: the scroll can go now)
+        lines.show(assembled.rows)
+        shift = assembled.shift(before, self.cursor)  # the window moved under a scroll: the view moves with it
+        if not (place and assembled.starts) and not shift:
+            return
+        self._placing = True
+        y = TOP + assembled.starts[self.cursor] + line if place else self.scroll_y + shift
 
-            def scroll() -> None:
-                self.scroll_to(y=target, animate=False, immediate=True)
-                self._placing = False
+        def scroll() -> None:
+            self.scroll_to(y=y, animate=False, immediate=True)
+            self._placing = False
 
-            if laid_out:  # one frame for the move and its scroll
-                scroll()
-            else:
-                self.call_after_refresh(scroll)
+        if laid_out:  # one frame for the move and its scroll
+            scroll()
+        else:
+            self.call_after_refresh(scroll)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -34,6 +34,8 @@ from pigeon.tui.render import (
 )
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
 NEWLINE = Content("\n")
@@ -150,6 +152,8 @@ class ThreadView:
         self.place = [places[id(m)] for m, _ in self.order]
         self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
         self._footnotes: dict[int, tuple[str, int]] | None = None
+        self.opening: tuple[datetime | None, frozenset[str], int] | None = None
+        """Where it opens for a read time, worked out ahead: (read time, the keys folded, the cursor)."""
         self._pieces: dict[tuple[object, ...], Piece] = {}
 
     def __len__(self) -> int:
@@ -190,39 +194,6 @@ class ThreadView:
             self._pieces[key] = found
         return found
 
-    def assemble(
-        self, width: int, progress: str, folded: Set[str], cursor: int, *, show_quotes: bool, find: str
-    ) -> tuple[list[Content], list[int], list[str]]:
-        """The thread's lines (each within the width), the line where each message starts, and its text as written
-        (unwrapped), in pieces to be joined when asked for."""
-        title = self.title(progress)
-        parts = [row for part in title for row in part.wrap(width)]
-        texts = [part.plain for part in title]
-        line, starts = len(parts), []
-        for index in range(len(self.order) + 1):
-            note = self.left_out(index)
-            if note is not None:
-                rule = Content.styled("─" * max(width - 1, 10), "$panel")
-                wrapped = [Content(""), rule, *note.wrap(width)]
-                parts += wrapped
-                texts += ["", rule.plain, note.plain]
-                line += len(wrapped)
-            if index == len(self.order):
-                break
-            piece = self.piece(
-                index,
-                width,
-                folded=self.keys[index] in folded,
-                current=index == cursor,
-                show_quotes=show_quotes,
-                find=find,
-            )
-            starts.append(line)
-            parts += piece.rows
-            texts.append(piece.text)
-            line += piece.lines
-        return parts, starts, texts
-
     def find(self, words: str, width: int, *, show_quotes: bool) -> list[Hit]:
         """Every place ``words`` are, message by message as shown, each message as it reads unfolded."""
         pattern = finder(words)
@@ -247,7 +218,7 @@ class ThreadView:
         room = max(width - 1 - len(indent), 10)
         deep = Content.styled(f"↳ {depth} ", "dim") if depth > levels else Content("")
         if folded:
-            logical = [Content.assemble(deep, self.summary(message)).truncate(room, ellipsis=True)]
+            logical = [Content.assemble(deep, self.summary(message, room)).truncate(room, ellipsis=True)]
         else:
             logical = [Content(""), Content.styled("─" * room, "$panel"), Content.assemble(deep, self.header(message))]
             logical += self.message(message, show_quotes, room)
@@ -268,10 +239,10 @@ class ThreadView:
         text = NEWLINE.join(prefixed(logical)).plain
         return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text, head)
 
-    def summary(self, message: Message) -> Content:
-        """A folded message's one line: sender, time, first words."""
+    def summary(self, message: Message, room: int = 200) -> Content:
+        """A folded message's one line: sender, time, first words (no more of them read than ``room`` shows)."""
         words = " ".join(
-            clean_line(block.content or "", limit=200)
+            clean_line((block.content or "")[: room * 2], limit=room)  # (a long body is not read for one line)
             for block in sorted(message.content_blocks, key=sequence_of)
             if not is_attachment(block) and (block.mime_type or "text/plain").startswith("text/plain")
         )
@@ -280,7 +251,7 @@ class ThreadView:
             "  ",
             Content.styled(full_time(message.created_at)[:16], "dim"),
             "  ",
-            Content.styled(clean_line(words, limit=200), "$text-muted"),
+            Content.styled(clean_line(words, limit=room), "$text-muted"),
         )
 
     def header(self, message: Message) -> Content:

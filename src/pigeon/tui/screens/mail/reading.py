@@ -26,6 +26,7 @@ from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_ahead import Stopped, lay_out_ahead
 from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon.tui.widgets.thread_window import WHOLE
 
 if TYPE_CHECKING:
     from pigeon.models import Contact
@@ -197,7 +198,12 @@ class ReaderPart(Part):
             self._mark_read_soon(thread_id)
         if cached and len(cached) + len(core.unreadable_in(thread_id)) >= total:  # (unreadable ones count)
             core.keep(thread_id, cached)
-            if not focus:  # a preview: laid out off the UI thread (keys are answered meanwhile), then shown
+            shown = reader.thread is not None and reader.thread.id == thread_id and reader.messages is cached
+            if focus and not shown and len(cached) <= WHOLE:
+                show(cached)  # a thread of ordinary length opens in this frame
+            elif not shown:
+                # A preview, or a long thread: its view made and laid out off the UI thread (keys are answered
+                # meanwhile), then shown; one the cursor or the user left is dropped.
                 worker = get_current_worker()
                 try:
                     view = await asyncio.to_thread(
@@ -208,6 +214,7 @@ class ReaderPart(Part):
                         unreadable=core.unreadable_in(thread_id),
                         read_at=read_at,
                         width=reader.text_width,
+                        height=reader.thread_layout.height,
                         show_quotes=reader.show_quotes,
                         stop=lambda: worker.is_cancelled,
                     )
@@ -216,9 +223,9 @@ class ReaderPart(Part):
                 reader.show(
                     thread, cached, core.contacts, unreadable=core.unreadable_in(thread_id), read_at=read_at, view=view
                 )
-                return
-            show(cached)
             if focus:
+                if screen.focused is not reader:
+                    screen.set_focus(reader)
                 self.read_neighbours()
             return
         if focus:
@@ -254,8 +261,7 @@ class ReaderPart(Part):
         for message in reader.messages:
             if message.sender and message.sender.contact_id == contact.id:
                 message.sender.contact = contact
-        if reader.thread is not None:
-            reader.show(reader.thread, reader.messages, self.core.contacts, progress=reader.progress)
+        reader.redraw()
 
     def edit_sender(self) -> None:
         """Edit the person who wrote the open thread (asks which one when several did)."""

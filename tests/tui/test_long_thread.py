@@ -1,0 +1,127 @@
+"""A thread too long to lay out whole: the reader lays out the messages around its cursor, a line stands for the
+rest, and scrolling or the first/last keys move that window."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from unittest.mock import patch
+
+from textual.pilot import Pilot
+
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.thread_view import Piece, ThreadView
+from pigeon.tui.widgets.thread_window import SCREENS_ABOVE, SCREENS_BELOW, WHOLE
+from tests.conversation import Conversation, add_conversation
+from tests.server.conftest import Service
+from tests.tui.conftest import current_id, loaded, pigeon_for, settle
+
+LONG = WHOLE * 3
+NARROW = (80, 24)
+SAYS = re.compile(r"Message (m\d+) says")
+
+
+async def opened(pilot: Pilot[None], app: PigeonApp, conversation: Conversation) -> Reader:
+    threads = await loaded(pilot, app)
+    assert current_id(threads) == conversation.thread_id
+    await pilot.press("enter")
+    reader = app.screen.query_one(Reader)
+    # (the messages come from the service a page at a time: on a loaded machine that takes a while)
+    await settle(pilot, app, lambda: len(reader.messages) == LONG and app.focused is reader, within=120)
+    return reader
+
+
+def current(reader: Reader) -> str:
+    assert reader.current_message is not None
+    return reader.current_message.id or ""
+
+
+def shown_ids(reader: Reader) -> list[str]:
+    return SAYS.findall(reader.text)
+
+
+def beyond(reader: Reader, way: str) -> int:
+    """How many messages the line above (``earlier``) or below (``later``) the window stands for; 0: none."""
+    found = re.search(rf"(\d[\d,]*) {way} messages?: scroll", reader.text)
+    return int(found.group(1).replace(",", "")) if found else 0
+
+
+def in_view(reader: Reader) -> str:
+    top = round(reader.scroll_y) - 1
+    return "\n".join(reader.text.splitlines()[max(top, 0) : top + reader.scrollable_content_region.height])
+
+
+async def test_a_long_thread_lays_out_only_the_messages_around_the_cursor(service: Service) -> None:
+    conversation = add_conversation(service, size=LONG)
+    laid_out: set[str] = set()  # the messages whose lines were made (not those kept from before)
+    made: list[Piece] = []
+    piece = ThreadView.piece
+
+    def counted(self: ThreadView, index: int, *args: Any, **kwargs: Any) -> Piece:
+        found = piece(self, index, *args, **kwargs)
+        if not any(found is known for known in made):
+            made.append(found)
+            laid_out.add(self.keys[index])
+        return found
+
+    app = pigeon_for(service)
+    with patch.object(ThreadView, "piece", counted):
+        async with app.run_test(size=NARROW) as pilot:
+            reader = await opened(pilot, app, conversation)
+            await settle(pilot, app)
+            height = reader.scrollable_content_region.height
+            shown = shown_ids(reader)
+            earlier, later = beyond(reader, "earlier"), beyond(reader, "later")
+            assert later  # a line stands for the messages below the window
+            assert earlier + len(set(shown)) + later == LONG  # every message is laid out or stood for
+            assert current(reader) == conversation.first_unread()
+            assert current(reader) in in_view(reader)
+            bound = (SCREENS_ABOVE + SCREENS_BELOW + 1) * height
+            assert len(reader.text.splitlines()) < bound + 10
+            laid_out.clear()
+            await pilot.press("n")  # the next message: a few laid out where the window moved, not the thread again
+            await settle(pilot, app)
+            assert 0 < len(laid_out) < height  # (the cursor's two, and what the window took in below)
+    assert len(shown) < LONG // 2
+
+
+async def test_scrolling_up_past_the_window_lays_out_the_earlier_messages(service: Service) -> None:
+    conversation = add_conversation(service, size=LONG)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("greater_than_sign")  # the last message: the window is at the thread's end
+        await settle(pilot, app)
+        before, first_shown = beyond(reader, "earlier"), shown_ids(reader)[0]
+        assert before
+        height = reader.scrollable_content_region.height
+        for _ in range(3):
+            await pilot.press(*["up"] * height)  # a line at a time, past the window's first message
+            await settle(pilot, app)
+        assert beyond(reader, "earlier") < before  # the window moved up
+        assert shown_ids(reader)[0] != first_shown
+        assert current(reader) in in_view(reader)  # the cursor follows the scroll: its message is in view
+        assert SAYS.search(in_view(reader))  # and the view shows messages, not only the line standing for some
+
+
+async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: Service) -> None:
+    conversation = add_conversation(service, size=LONG)
+    tree = [message_id for message_id, _ in conversation.tree()]
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await pilot.press("greater_than_sign")
+        await settle(pilot, app)
+        assert current(reader) == tree[-1]
+        assert not beyond(reader, "later")
+        assert beyond(reader, "earlier")
+        await pilot.press("home")  # the top: the first message, however far
+        await settle(pilot, app)
+        assert current(reader) == tree[0]
+        assert not beyond(reader, "earlier")
+        assert tree[0] in in_view(reader)
+        await pilot.press("G")  # the bottom: the last
+        await settle(pilot, app)
+        assert current(reader) == tree[-1]
+        assert tree[-1] in in_view(reader)
