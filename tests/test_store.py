@@ -130,6 +130,29 @@ def test_a_version_1_store_reads_again_the_threads_it_kept_with_messages_on_thei
     assert counts == {"t-pending": -1, "t-done": 1, "t-stale": 1}
 
 
+def test_a_long_thread_reads_back_whole_in_order_with_each_writer_held_once(tmp_path: Path) -> None:
+    store = MailStore(tmp_path / "store.sqlite3")
+    store.put_threads([Thread(id="t-long", subject="Long", message_count=1_200)])
+    ada = [Contact(id="ada", first_name="Ada", updated_at=NOW + timedelta(days=n)) for n in range(2)]
+    bob = Contact(id="bob", first_name="Bob", updated_at=NOW)
+    writers = [ada[0], bob, ada[1]]  # two versions of Ada's contact: each kept as it was when she wrote
+    messages = [
+        Message(
+            id=f"m{n:04d}",
+            thread_id="t-long",
+            created_at=NOW + timedelta(minutes=n),
+            sender=Sender(contact_id=writers[n % 3].id, contact=writers[n % 3], raw_address="x@example.com"),
+        )
+        for n in range(1_200)  # more than one read's worth of rows
+    ]
+    store.put_messages("t-long", messages, who="Ada, Bob", recipients="")
+    read = store.messages("t-long")
+    assert [m.id for m in read] == [m.id for m in messages]
+    assert [m.sender.contact for m in read if m.sender] == [m.sender.contact for m in messages if m.sender]
+    held = {id(m.sender.contact) for m in read if m.sender and m.sender.contact}
+    assert len(held) == 3  # one object per version of a writer's contact, not one per message
+
+
 def test_a_new_store_is_created_at_the_current_version_and_an_old_one_migrates(tmp_path: Path) -> None:
     assert MailStore(tmp_path / "new.sqlite3").schema_version == SCHEMA_VERSION
     old = tmp_path / "old.sqlite3"

@@ -173,6 +173,17 @@ class Database:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
+    def each(self, sql: str, params: Params = (), *, chunk: int = 500) -> Iterator[sqlite3.Row]:
+        """The rows one at a time, read ``chunk`` at a time from one statement (one snapshot): a long answer is
+        never all in memory at once. Exhaust it in the thread that started it."""
+        reader = self._reader()
+        if reader is None:
+            yield from self.rows(sql, params)
+            return
+        cursor = reader.execute(sql, params)
+        while batch := cursor.fetchmany(chunk):
+            yield from batch
+
     def row(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         reader = self._reader()
         if reader is not None:

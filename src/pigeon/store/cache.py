@@ -34,6 +34,17 @@ def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
             log.warning("a stored %s could not be read and is left out: %s", model.__name__, str(exc)[:200])
 
 
+def one_contact_each(messages: Iterable[Message]) -> Iterator[Message]:
+    """The messages with each sender's contact one object, shared by the messages it wrote (the same version of
+    the contact: id and update time); a long thread holds its writers once, not once a message."""
+    shared: dict[tuple[str, object], Contact] = {}
+    for message in messages:
+        contact = message.sender.contact if message.sender else None
+        if message.sender is not None and contact is not None and contact.id:
+            message.sender.contact = shared.setdefault((contact.id, contact.updated_at), contact)
+        yield message
+
+
 UNSETTLED = frozenset({"MESSAGE_STATUS_PENDING", "MESSAGE_STATUS_SENT"})
 """Statuses a message leaves later (the service sends, then delivers or fails it)."""
 CONTACTS_KEPT = 1000
@@ -330,8 +341,8 @@ class CacheStore(Database):
     def messages(self, thread_id: str) -> list[Message]:
         from pigeon.models import Message
 
-        rows = self.rows("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
-        return list(readable(Message, (r["data"] for r in rows)))
+        rows = self.each("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
+        return list(one_contact_each(readable(Message, (r["data"] for r in rows))))
 
     def put_contact(self, contact: Contact) -> None:
         """Keep the latest version of a contact (after an edit)."""

@@ -93,8 +93,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._moved = False  # the user moved the cursor: a new page of messages leaves it where it is
         self._all_open = False
         self._laid = self.NOTHING  # the lines shown (a long thread's: those around the cursor)
-        self._width = 0
-        self._generation = 0
+        self._width = self._generation = 0  # the width laid out for; the latest layout asked for
         self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
 
     def compose(self):  # type: ignore[no-untyped-def]
@@ -380,7 +379,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self._put(assembled, place, at)
 
     def _put(self, assembled: Assembled, place: bool, line: int) -> None:
-        before, self._laid = self._laid, assembled
+        before = self._laid
+        self._laid = assembled = assembled.padded(before, len(self._view) if self._view else 0)
         lines = self.query_one("#reader-content", ThreadText)
         laid_out = lines.size.height == max(len(assembled.rows), 1)  # (as tall as before: the scroll can go now)
         lines.show(assembled.rows)
@@ -394,7 +394,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self.scroll_to(y=y, animate=False, immediate=True)
             self._placing = False
 
-        if laid_out:  # one frame for the move and its scroll
+        if laid_out and place:  # one frame for a move and its scroll (a scroll's shift waits: it may be animating)
             scroll()
         else:
             self.call_after_refresh(scroll)

@@ -218,7 +218,8 @@ class ThreadView:
         room = max(width - 1 - len(indent), 10)
         deep = Content.styled(f"↳ {depth} ", "dim") if depth > levels else Content("")
         if folded:
-            logical = [Content.assemble(deep, self.summary(message, room)).truncate(room, ellipsis=True)]
+            line = Content.assemble(deep, self.summary(message, room - deep.cell_length))
+            logical = [line.truncate(room, ellipsis=True) if line.cell_length > room else line]
         else:
             logical = [Content(""), Content.styled("─" * room, "$panel"), Content.assemble(deep, self.header(message))]
             logical += self.message(message, show_quotes, room)
@@ -234,24 +235,23 @@ class ThreadView:
         for n, row in enumerate(logical):
             if n == head:
                 head = len(wrapped)
-            wrapped += row.wrap(room)
+            wrapped += row.wrap(room) if folded is False or row.cell_length > room else [row]  # (a summary fits)
         lines = prefixed(wrapped)
         text = NEWLINE.join(prefixed(logical)).plain
         return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text, head)
 
     def summary(self, message: Message, room: int = 200) -> Content:
         """A folded message's one line: sender, time, first words (no more of them read than ``room`` shows)."""
+        name = safe_line(sender_name(message, self.contacts), limit=30, style="bold")
+        when = full_time(message.created_at)[:16]
+        left = max(room - name.cell_length - len(when) - 4, 1)  # (what the words may take of the line)
         words = " ".join(
-            clean_line((block.content or "")[: room * 2], limit=room)  # (a long body is not read for one line)
+            clean_line((block.content or "")[: left * 2], limit=left)  # (a long body is not read for one line)
             for block in sorted(message.content_blocks, key=sequence_of)
             if not is_attachment(block) and (block.mime_type or "text/plain").startswith("text/plain")
         )
         return Content.assemble(
-            safe_line(sender_name(message, self.contacts), limit=30, style="bold"),
-            "  ",
-            Content.styled(full_time(message.created_at)[:16], "dim"),
-            "  ",
-            Content.styled(clean_line(words, limit=room), "$text-muted"),
+            name, "  ", Content.styled(when, "dim"), "  ", Content.styled(clean_line(words, limit=left), "$text-muted")
         )
 
     def header(self, message: Message) -> Content:

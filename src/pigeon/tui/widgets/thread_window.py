@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.content import Content
 
@@ -14,7 +14,7 @@ from pigeon.tui.widgets.thread_view import Piece, ThreadView
 
 WHOLE = 500
 """Threads of up to this many messages are laid out whole (their scrollbar is the thread's)."""
-SCREENS_ABOVE, SCREENS_BELOW = 2, 3
+SCREENS_ABOVE, SCREENS_BELOW = 1, 2
 """Screens of lines laid out above the cursor's message, and below its end."""
 
 
@@ -35,6 +35,12 @@ class Assembled:
         """The message at ``line``: above the window, the one just before it; below it, the one just after."""
         index = max(0, min(bisect_right(self.starts, line) - 1, len(self.starts) - 1))
         return max(min(index, self.end), self.first - 1)
+
+    def padded(self, before: Assembled, count: int) -> Assembled:
+        """These lines, as many as ``before``'s while the window ends before the thread's ``count`` messages do: the
+        text keeps its height, so the scroll of a move comes in the frame that draws the move."""
+        short = len(before.rows) - len(self.rows)
+        return replace(self, rows=[*self.rows, *[Content("")] * short]) if self.end < count and short > 0 else self
 
     def shift(self, before: Assembled, cursor: int) -> int:
         """How many lines the cursor's message moved down since ``before`` (the window moved: 0 if it did not)."""
