@@ -369,7 +369,7 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     "script",
     [
         *("run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"),
-        *("network_sync.py", "frame_bytes.py", "typing_pace.py"),
+        *("network_sync.py", "frame_bytes.py", "typing_pace.py", "huge_thread.py"),
     ],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
@@ -441,3 +441,24 @@ def test_the_conversation_bench_opens_the_long_thread_and_says_which_keys_went_u
     assert f"| 160x45 | Enter: open at the first unread | 1 | {run['open'] * 1000:.1f} ms |" in text
     if "n" in run["missing"]:
         assert "| 160x45 | `n` next message | 0 | | | not answered |" in text
+
+
+def test_the_huge_thread_bench_opens_the_thread_reads_it_and_says_what_it_missed(tmp_path: Path) -> None:
+    from bench.conversation import build, serving
+    from bench.huge_thread import block, pigeon_run, summary
+
+    store_path, seen = build(tmp_path, threads=8, messages=700)  # (past the length laid out whole)
+    with serving(tmp_path, threads=8, messages=700) as service:
+        run = pigeon_run(store_path, seen, service, presses=2)
+    assert run["missing"] == []
+    assert run["open"] > 0
+    assert len(run["next"]) == 2
+    assert len(run["far"]) == 3
+    assert run["peak_after"] >= run["peak_before"] > 0
+    result = summary([run], [])
+    text = block(result, 700, (0.5, 0.7), "bench", 1)
+    assert "a 700-message thread" in text
+    verdict = "met" if run["open"] <= 0.3 else "missed"
+    assert f"| Pigeon | open it (no preview first): first screen | {run['open'] * 1000:.0f} ms " in text
+    assert f"300 ms: {verdict} |" in text
+    assert "NeoMutt" not in text  # (none was run)
