@@ -3,12 +3,15 @@ rest, and scrolling or the first/last keys move that window."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Callable
 from typing import Any
 from unittest.mock import patch
 
 from textual.pilot import Pilot
 
+from pigeon.models import Message, Thread
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_view import Piece, ThreadView
@@ -125,3 +128,41 @@ async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: 
         await settle(pilot, app)
         assert current(reader) == tree[-1]
         assert tree[-1] in in_view(reader)
+
+
+async def test_a_thread_slow_to_come_from_the_store_says_so_instead_of_showing_the_last_one(service: Service) -> None:
+    from pigeon.core.mail import MailCore
+
+    app = pigeon_for(service)
+    gate = asyncio.Event()
+    stored_thread = MailCore.stored_thread
+    held: list[str] = []
+
+    async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, list[Message]]:
+        if held and thread_id == held[0]:
+            await gate.wait()  # (a long thread: its thousands of messages read from the store)
+        return await stored_thread(core, thread_id)
+
+    with patch.object(MailCore, "stored_thread", slow):
+        async with app.run_test(size=NARROW) as pilot:
+            threads = await loaded(pilot, app)
+            reader = app.screen.query_one(Reader)
+            first = current_id(threads)
+            await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == first)
+            shown = reader.text
+            held.append(threads.source.row(1).id)
+            await pilot.press("j")
+
+            async def until(state: Callable[[], bool]) -> None:  # (settle would wait for the held worker)
+                for _ in range(500):
+                    await pilot.pause(0.01)
+                    if state():
+                        return
+                raise AssertionError("not reached")
+
+            await until(lambda: "Loading messages…" in reader.text)
+            assert reader.thread is None  # the thread the cursor left is not shown
+            assert reader.text != shown
+            gate.set()
+            await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == held[0])
+            assert "Loading messages…" not in reader.text

@@ -318,9 +318,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self._view = ThreadView(self.thread, self.messages, self.contacts, unreadable=self.unreadable)
             self._render_thread(place=False)
 
-    def clear(self) -> None:
-        """Show no thread."""
-        self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), "", None
+    def clear(self, note: str = "") -> None:
+        """Show no thread (``note``: why, such as one on its way)."""
+        self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), note, None
         self._end_find()
         self._render_thread(place=False)
 
@@ -345,22 +345,17 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     @property
     def thread_layout(self) -> Layout:
         """How the thread is laid out now: the width, the folds, the cursor, the quotes, the find."""
-        return Layout(
-            self.text_width,
-            frozenset(self.folded),
-            self.cursor,
-            self.show_quotes,
-            self.find,
-            height=self.scrollable_content_region.height or 40,
-        )
+        height = self.scrollable_content_region.height or 40
+        return Layout(self.text_width, frozenset(self.folded), self.cursor, self.show_quotes, self.find, height)
 
     def _render_thread(self, *, place: bool, line: int = 0) -> None:
         static = self.query_one("#reader-content", ThreadText)
         self._generation += 1
         view = self._view
-        if view is None or self.thread is None:
-            self._laid = self.NOTHING
-            static.update(self.EMPTY)
+        if view is None or self.thread is None:  # (no thread: the reason, if one is given, as its progress)
+            shown = Content.styled(self.progress, "italic $text-muted") if self.progress else self.EMPTY
+            self._laid = Assembled([shown], [], [shown.plain], 0, 0)
+            static.update(shown)
             return
         layout = self.thread_layout
         size = text_near(view, layout)

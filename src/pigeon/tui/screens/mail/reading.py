@@ -184,13 +184,19 @@ class ReaderPart(Part):
             if focus and screen.focused is not reader:
                 screen.set_focus(reader)
 
-        waiting = screen.set_timer(LOADING_DELAY, lambda: show([], "Loading messages…")) if focus else None
+        def waited() -> None:  # a long read from the store: no other thread's text shown meanwhile
+            reader.clear("Loading messages…")
+            show([])  # (an opening moves to the reader at once)
+
+        waiting = screen.set_timer(LOADING_DELAY, waited)
         try:
             thread, cached = await core.stored_thread(thread_id)
         finally:
             if waiting is not None:
                 waiting.stop()
         if thread is None:
+            if reader.thread is None:
+                reader.clear()  # (not "Loading" for ever)
             return
         read_at = await core.last_read(thread)  # before this opening marks it read
         total = thread.message_count or 0
