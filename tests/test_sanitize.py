@@ -115,3 +115,9 @@ def test_every_sequence_opener_matches_in_one_forward_scan(text: str) -> None:
     for at, char in enumerate(text):
         if char in _OPENERS:
             assert _SEQUENCES.match(text, at) is not None, (text, at)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)), st.booleans())
+def test_plain_ascii_is_cleaned_as_the_full_path_would_clean_it(text: str, multiline: bool) -> None:
+    # A NUL (dropped whatever comes before it) sends the text down the full path: both must agree.
+    assert clean(text, multiline=multiline) == clean(text + "\x00", multiline=multiline)

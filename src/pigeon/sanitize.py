@@ -52,6 +52,8 @@ _STACKED = re.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 )
 PLACEHOLDER = "\ufffd"
+# The characters of ASCII text that cleaning changes: every control character but tab and newline (ESC and CR too).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 _C0 = "".join(chr(c) for c in range(0x20) if chr(c) not in "\n\t")
@@ -68,7 +70,10 @@ def clean(text: object, *, multiline: bool = True) -> str:
     """
     if text is None:
         return ""
-    value = str(text).replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    value = str(text)
+    if value.isascii() and _CONTROLS.search(value) is None:  # (most text: nothing in it to take out)
+        return value if multiline else value.replace("\n", " ").replace("\t", " ")
+    value = value.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     value = _SEQUENCES.sub("", value)
     value = _INVISIBLE.sub("", value)
     value = _PLACEHOLDER.sub(PLACEHOLDER, value)
