@@ -166,3 +166,39 @@ async def test_a_thread_slow_to_come_from_the_store_says_so_instead_of_showing_t
             gate.set()
             await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == held[0])
             assert "Loading messages…" not in reader.text
+
+
+async def test_the_open_thread_read_again_slowly_stays_on_screen_where_it_was(service: Service) -> None:
+    from pigeon.core.mail import MailCore
+
+    app = pigeon_for(service)
+    gate = asyncio.Event()
+    stored_thread = MailCore.stored_thread
+    held: list[str] = []
+
+    async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, list[Message]]:
+        if held and thread_id == held[0]:
+            await gate.wait()
+        return await stored_thread(core, thread_id)
+
+    with patch.object(MailCore, "stored_thread", slow):
+        async with app.run_test(size=NARROW) as pilot:
+            threads = await loaded(pilot, app)
+            longest = max(range(len(threads.source)), key=lambda i: threads.source.row(i).count)
+            threads.cursor = longest
+            await pilot.press("enter")
+            reader = app.screen.query_one(Reader)
+            await settle(pilot, app, lambda: app.focused is reader and len(reader.messages) > 2)
+            await pilot.press("n")
+            where = current(reader)
+            held.append(current_id(threads))
+            service.add_message(service.alice, held[0])  # a new message: the next sync reads the thread again
+            await pilot.press("ctrl+r")  # and the store is slow to give it
+            for _ in range(30):  # (past the moment a thread not shown would say it is loading)
+                await pilot.pause(0.01)
+            assert reader.thread is not None
+            assert reader.thread.id == held[0]
+            assert "Loading messages…" not in reader.text
+            gate.set()
+            await settle(pilot, app)
+            assert current(reader) == where  # the cursor stayed on the message it was on

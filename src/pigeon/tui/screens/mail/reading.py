@@ -185,7 +185,8 @@ class ReaderPart(Part):
                 screen.set_focus(reader)
 
         def waited() -> None:  # a long read from the store: no other thread's text shown meanwhile
-            reader.clear("Loading messages…")
+            if reader.thread is None or reader.thread.id != thread_id:  # (the thread shown again stays as it is)
+                reader.clear("Loading messages…")
             show([])  # (an opening moves to the reader at once)
 
         waiting = screen.set_timer(LOADING_DELAY, waited)
