@@ -1,6 +1,6 @@
 """The part of a thread that is laid out: the messages around the message cursor, a few screens of lines above and
-below it, and one line for each run of messages beyond them. A thread of ten thousand messages costs what its
-window costs, not what the whole thread would; the window moves with the cursor (scrolling moves the cursor)."""
+below it, and one line for each run of messages beyond them. A very long thread costs what its window costs,
+not what the whole thread would; the window moves with the cursor (scrolling moves the cursor)."""
 
 from __future__ import annotations
 
