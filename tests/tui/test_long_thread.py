@@ -28,9 +28,9 @@ SAYS = re.compile(r"Message (m\d+) says")
 async def opened(pilot: Pilot[None], app: PigeonApp, conversation: Conversation) -> Reader:
     threads = await loaded(pilot, app)
     assert current_id(threads) == conversation.thread_id
+    await settle(pilot, app)  # the first sync done: the thread opens from the store, whole (not page by page)
     await pilot.press("enter")
     reader = app.screen.query_one(Reader)
-    # (the messages come from the service a page at a time: on a loaded machine that takes a while)
     await settle(pilot, app, lambda: len(reader.messages) == LONG and app.focused is reader, within=120)
     return reader
 

@@ -94,7 +94,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._all_open = False
         self._laid = self.NOTHING  # the lines shown (a long thread's: those around the cursor)
         self._width = self._generation = 0  # the width laid out for; the latest layout asked for
-        self._placing = False  # a move's scroll is on its way: the scroll does not move the cursor meanwhile
+        self._placing = 0  # scrolls of moves on their way: the scroll does not move the cursor meanwhile
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield ThreadText(self.EMPTY, id="reader-content")
@@ -382,12 +382,12 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         shift = assembled.shift(before, self.cursor)  # the window moved under a scroll: the view moves with it
         if not (place and assembled.starts) and not shift:
             return
-        self._placing = True
+        self._placing += 1
         y = TOP + assembled.starts[self.cursor] + line if place else self.scroll_y + shift
 
         def scroll() -> None:
             self.scroll_to(y=y, animate=False, immediate=True)
-            self._placing = False
+            self._placing -= 1
 
         if laid_out and place:  # one frame for a move and its scroll (a scroll's shift waits: it may be animating)
             scroll()
