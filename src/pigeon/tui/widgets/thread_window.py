@@ -77,7 +77,11 @@ def window(view: ThreadView, layout: Layout, *, stop: Callable[[], bool] = lambd
     to the last, or until ``SCREENS_BELOW`` screens past the end of the cursor's message. Laid out here (the view
     keeps them); ``stop()`` ends it early."""
     count = len(view)
-    if count <= WHOLE:
+    if count <= WHOLE:  # (laid out whole, here too: a preview lays it out off the UI thread)
+        for index in range(count):
+            if stop():
+                break
+            layout.piece(view, index)
         return 0, count
     cursor = max(0, min(layout.cursor, count - 1))
     first, lines = cursor, 0
