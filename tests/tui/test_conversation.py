@@ -3,6 +3,7 @@ replies sit under what they answer, find goes from hit to hit, and a reply answe
 
 from __future__ import annotations
 
+import asyncio
 import email
 import sys
 import threading
@@ -157,8 +158,10 @@ async def test_a_preview_is_laid_out_off_the_ui_thread_and_dropped_when_the_curs
             await pilot.press("j")
             second = current_id(threads)
             await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == second)
+            started.clear()  # (a preview of the conversation before the first j may have been held too)
             await pilot.press("k")  # back onto the conversation: its preview starts, and is held
-            await settle(pilot, app, started.is_set)
+            # Awaited off the app's loop: settling would wait for the held worker, which waits for the test.
+            assert await asyncio.to_thread(started.wait, 30)
             await pilot.press("j")  # answered while the preview is being laid out
             assert current_id(threads) == second
             go.set()

@@ -146,6 +146,7 @@ async def test_a_forged_or_stale_delivery_changes_nothing(service: Service) -> N
     app = pigeon_for(service, live=True)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
+        await settle(pilot, app)  # the first sync done, so only a delivery let through could change the store
         screen = on_screen(app, MainScreen)
         # The in-process service is not on loopback, so the app polls; start a receiver to attack directly.
         handed_on: list[WebhookEvent] = []
