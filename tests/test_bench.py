@@ -369,7 +369,7 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     "script",
     [
         *("run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"),
-        *("network_sync.py", "frame_bytes.py", "typing_pace.py", "huge_thread.py"),
+        *("network_sync.py", "frame_bytes.py", "typing_pace.py", "huge_thread.py", "start.py"),
     ],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
@@ -462,3 +462,24 @@ def test_the_huge_thread_bench_opens_the_thread_reads_it_and_says_what_it_missed
     assert f"| Pigeon | open it (no preview first): first screen | {run['open'] * 1000:.0f} ms " in text
     assert f"300 ms: {verdict} |" in text
     assert "NeoMutt" not in text  # (none was run)
+
+
+def test_the_start_bench_times_the_empty_app_and_the_demo_and_says_what_it_missed(tmp_path: Path) -> None:
+    from bench.run import pigeon_command
+    from bench.start import DEMO, block, demo, empty_app, one_run
+
+    programs = [empty_app(tmp_path), demo(tmp_path, DEMO, [*pigeon_command(), "demo", "--no-live"])]
+    for program in programs:
+        Path(program.env["HOME"]).mkdir(parents=True, exist_ok=True)
+    empty, shown = (one_run(program) for program in programs)  # (the demo's newest thread on screen)
+    assert empty["first"] > 0
+    assert empty["rss_mib"] > 0
+    assert shown["first"] > 0
+    pigeon = {"first": empty["first"] * 2, "rss_mib": 60.0}
+    text = block({"empty Textual app": empty, "Pigeon, 1,000 threads": pigeon, DEMO: shown}, 1000, 1, (0.5, 0.7))
+    assert "load 0.50 before, 0.70 after" in text
+    assert "Pigeon's first row against the empty app's first paint: 2.00x (target 1.0x: missed)" in text
+    assert "Pigeon's peak memory at 1,000 threads: 60.0 MiB (target 50 MiB: missed)" in text
+    verdict = "met" if shown["first"] <= 1.0 else "missed"
+    row = f"{shown['first'] * 1000:,.0f} ms"
+    assert f"`uv run pigeon demo` to its first row: {row} (target 1,000 ms: {verdict})" in text

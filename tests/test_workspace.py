@@ -64,13 +64,21 @@ def test_a_client_without_the_service_says_in_one_line_how_to_get_it(argv: list[
     assert not (tmp_path / "s.db").exists()
 
 
-def test_a_service_missing_a_library_of_its_own_names_it_in_one_line() -> None:
-    done = pigeon_without("fastapi", "serve")
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_a_service_missing_a_library_of_its_own_names_it_in_one_line(command: str) -> None:
+    done = pigeon_without("fastapi", command)  # (the demo checks before it starts the service in a process)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "pigeon: error: pigeon serve needs 'fastapi', which the reference service uses; install both with "
+        f"pigeon: error: pigeon {command} needs 'fastapi', which the reference service uses; install both with "
         "`uv tool install . --with ./service` from a clone of Pigeon."
     ]
+
+
+def test_the_libraries_the_demo_checks_are_the_ones_the_service_declares() -> None:
+    from pigeon_service import LIBRARIES
+
+    declared = requirements(ROOT / "service" / "pyproject.toml") - {"pigeon", "uvloop"}  # (uvloop: when present)
+    assert set(LIBRARIES) == declared
 
 
 def test_the_help_of_the_service_commands_needs_no_service() -> None:

@@ -9,7 +9,6 @@ writes of mail in :mod:`.seeding`, conversions in :mod:`.rows` (models) and :mod
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ from pigeon.models import (
     UpdateContact,
 )
 from pigeon.sqlite import SchemaTooNew
-from pigeon_service import list_bodies
+from pigeon_service import list_bodies, new_token
 from pigeon_service.rows import (
     InvalidCursor,
     contact_of,
@@ -79,9 +78,10 @@ class Database(MailWriter, WebhookRows):
     def account_ids(self) -> list[str]:
         return [str(r["id"]) for r in self.rows("SELECT id FROM accounts ORDER BY created_at")]
 
-    def create_token(self, account_id: str) -> str:
-        """A new random token for the account; only its hash is kept."""
-        token = "pgn_" + secrets.token_urlsafe(32)
+    def create_token(self, account_id: str, token: str | None = None) -> str:
+        """A new random token for the account (or ``token``, one the caller made: the demo's); only its hash is
+        kept."""
+        token = token or new_token()
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO tokens (hash, account_id, created_at) VALUES (?, ?, ?)",

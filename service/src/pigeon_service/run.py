@@ -47,6 +47,20 @@ def serve(
     )
 
 
+def quiet_server(app: ASGIApp, limits: ConnectionLimits | None = None) -> uvicorn.Server:
+    """A server for ``app`` that logs only warnings: one the user does not watch (the demo's, a test's)."""
+    limits = limits or ConnectionLimits()
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=guarded_http(limits),
+        timeout_keep_alive=limits.keep_alive,
+    )
+    return uvicorn.Server(config)
+
+
 @dataclass
 class ServiceThread:
     """The service running on its own event loop in a background thread."""
@@ -80,16 +94,7 @@ def start_in_thread(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
-    limits = limits or ConnectionLimits()
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        http=guarded_http(limits),
-        timeout_keep_alive=limits.keep_alive,
-    )
-    server = uvicorn.Server(config)
+    server = quiet_server(app, limits)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="pigeon-service", daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -132,16 +137,17 @@ def start_demo(
 
 
 def demo_database(
-    *, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None
+    *, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None, token: str | None = None
 ) -> tuple[Database, str]:
-    """An in-memory database with one ``demo`` account full of demo mail, and a token for it."""
+    """An in-memory database with one ``demo`` account full of demo mail, and a token for it (``token``, or a
+    new one)."""
     db = Database(":memory:")
     account_id = db.ensure_account("demo")
     if seed is None:
         populate(db, account_id, threads=threads, now=now)
     else:
         populate(db, account_id, threads=threads, now=now, seed=seed)
-    return db, db.create_token(account_id)
+    return db, db.create_token(account_id, token)
 
 
 def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:

@@ -10,10 +10,11 @@ from typing import Any, NoReturn
 
 from pigeon import __version__
 from pigeon.cli.contacts import FORMATS, cmd_contacts_list, cmd_contacts_search
+from pigeon.cli.demo import cmd_demo
 from pigeon.cli.drafts import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
-from pigeon.cli.serve import cmd_demo, cmd_serve, cmd_token_create
+from pigeon.cli.serve import cmd_serve, cmd_token_create
 from pigeon.cli.service import (
     cmd_contacts_update,
     cmd_inboxes_create,

@@ -7,7 +7,6 @@ import contextlib
 import gc
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any, TextIO
 
 from pigeon import credentials, locations
@@ -79,44 +78,6 @@ def cmd_token_create(args: argparse.Namespace, out: TextIO) -> int:
     db = _open_service_db("pigeon serve token create", _service_db_path(args))
     token = db.create_token(db.ensure_account(args.account))
     out.write(token + "\n")
-    return EXIT_OK
-
-
-def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    """Start the reference service in-process on demo mail and open the app on it; nothing is kept afterwards."""
-    with reference_service("pigeon demo"):
-        from pigeon_service.run import start_demo
-
-    demo = start_demo(threads=args.threads, live=not args.no_live)
-    try:
-        if args.serve_only:
-            out.write(
-                f"Pigeon demo service on {demo.base_url} ({args.threads} threads of demo mail).\n"
-                f"Demo token (throwaway, valid until you stop): {demo.token}\n"
-                "Press Ctrl-C to stop.\n"
-            )
-            out.flush()
-            while demo.service.thread.is_alive():
-                demo.service.thread.join(0.5)
-            return EXIT_OK
-        gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
-        from pigeon.tui.app import make_app
-
-        config = replace(config_of(args), base_url=demo.base_url, base_url_source="pigeon demo")
-        from pigeon.core.mail import MailStore
-
-        throwaway = MailStore(":memory:")  # the demo never touches the user's store, nor their settings
-        make_app(
-            config,
-            token=demo.token,
-            remember_token=False,
-            save_settings=False,
-            live=not args.no_live,
-            poll_interval=5,
-            store=throwaway,
-        ).run()
-    finally:
-        demo.stop()
     return EXIT_OK
 
 
