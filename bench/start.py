@@ -65,7 +65,7 @@ class Program:
 
 def demo_subject() -> str:
     """Words of the newest demo thread's subject (the demo's mail is the same in every run but for its times)."""
-    from pigeon_service.run import demo_database
+    from pigeon_service.demo_mail import demo_database
 
     db, _ = demo_database()
     try:
@@ -152,7 +152,7 @@ def measure(size: int, runs: int) -> dict[str, Any]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def block(results: dict[str, Any], size: int, runs: int, loads: tuple[float, float]) -> str:
+def block(results: dict[str, Any], size: int, runs: int, loads: tuple[float, float], command: str) -> str:
     def ms(value: float) -> str:
         return f"{value * 1000:,.0f} ms"
 
@@ -178,8 +178,8 @@ def block(results: dict[str, Any], size: int, runs: int, loads: tuple[float, flo
         row = results[DEMO]["first"]
         verdict.append((f"`uv run pigeon demo` to its first row: {ms(row)}", ms(DEMO_ROW), row <= DEMO_ROW))
     lines = [
-        f"{machine()}; load {loads[0]:.2f} before, {loads[1]:.2f} after; medians of {runs} runs, 160x45, the "
-        "programs taking turns.",
+        f"`{command}` ({machine()}; load {loads[0]:.2f} before, {loads[1]:.2f} after): medians of {runs} runs, "
+        "160x45, the programs taking turns.",
         "",
         "| program | start -> first row (or paint) | peak memory |",
         "|---|---|---|",
@@ -199,7 +199,8 @@ def main(argv: list[str] | None = None, *, load: Callable[[], float] = lambda: o
     before = load()
     started = time.perf_counter()
     results = measure(args.size, args.runs)
-    text = block(results, args.size, args.runs, (before, load()))
+    command = "uv run python bench/start.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = block(results, args.size, args.runs, (before, load()), command.strip())
     print(text)
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.write:

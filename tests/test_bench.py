@@ -476,7 +476,9 @@ def test_the_start_bench_times_the_empty_app_and_the_demo_and_says_what_it_misse
     assert empty["rss_mib"] > 0
     assert shown["first"] > 0
     pigeon = {"first": empty["first"] * 2, "rss_mib": 60.0}
-    text = block({"empty Textual app": empty, "Pigeon, 1,000 threads": pigeon, DEMO: shown}, 1000, 1, (0.5, 0.7))
+    figures = {"empty Textual app": empty, "Pigeon, 1,000 threads": pigeon, DEMO: shown}
+    text = block(figures, 1000, 1, (0.5, 0.7), "bench")
+    assert text.startswith("`bench` (")
     assert "load 0.50 before, 0.70 after" in text
     assert "Pigeon's first row against the empty app's first paint: 2.00x (target 1.0x: missed)" in text
     assert "Pigeon's peak memory at 1,000 threads: 60.0 MiB (target 50 MiB: missed)" in text

@@ -69,3 +69,22 @@ def test_a_service_that_cannot_start_says_why_in_one_line() -> None:
     assert failed.stop() == "ValueError: the request is not the one pigeon demo writes"
     assert process.returncode == 1
     assert failed.stop() == "ValueError: the request is not the one pigeon demo writes"  # (asked again)
+
+
+def test_the_mail_made_in_one_process_is_the_same_mail_in_the_other() -> None:
+    from pigeon_service.db import Database
+    from pigeon_service.demo_mail import demo_mailbox
+
+    made = demo_mailbox(threads=4)
+    handed = Database(":memory:")
+    handed.load(made.dump())  # (what demo_mailer writes and demo_process reads)
+    (account,) = made.account_ids()
+    assert handed.account_ids() == [account]
+    sent, _ = made.list_threads(account, page_size=10, page_token=None)
+    received, _ = handed.list_threads(account, page_size=10, page_token=None)
+    assert received == sent
+    assert len(received) == 4
+    token = handed.create_token(account, "pgn_made_by_the_client")  # (writable once loaded)
+    assert handed.account_for_token(token) == account
+    made.close()
+    handed.close()

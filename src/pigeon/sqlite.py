@@ -130,6 +130,16 @@ class Database:
                     f"BEGIN IMMEDIATE;\n{migrations[target]}\nPRAGMA user_version = {target + 1};\nCOMMIT;"
                 )
 
+    def dump(self) -> bytes:
+        """The whole database as bytes (SQLite's serialization): a memory database made in one process, for another."""
+        with self._lock:
+            return self._conn.serialize()
+
+    def load(self, data: bytes) -> None:
+        """This database's content replaced by ``data``, which :meth:`dump` made (of the same schema)."""
+        with self._lock:
+            self._conn.deserialize(data)
+
     @property
     def schema_version(self) -> int:
         return int(self.rows("PRAGMA user_version")[0][0])

@@ -36,7 +36,7 @@ from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from pigeon_service.app import ServerSettings, create_app
-from pigeon_service.run import demo_database
+from pigeon_service.demo_mail import demo_database
 
 SIZE = (160, 45)
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pigeon.store.mailstore import MailStore
 from pigeon.store.sync import recipients_of, who_of
-from pigeon_service.run import demo_database
+from pigeon_service.demo_mail import demo_database
 
 # Run in a fresh interpreter: this test process has long since imported everything.
 PROBE = """

@@ -349,3 +349,22 @@ def ensure_demo_mail(db: Database, *, threads: int = DEFAULT_THREADS, seed: int 
         for position, account_id in enumerate(db.account_ids())
         if not db.has_mail(account_id)
     ]
+
+
+def demo_mailbox(*, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None) -> Database:
+    """An in-memory database with one ``demo`` account full of demo mail, and no token yet."""
+    db = Database(":memory:")
+    account_id = db.ensure_account("demo")
+    if seed is None:
+        populate(db, account_id, threads=threads, now=now)
+    else:
+        populate(db, account_id, threads=threads, now=now, seed=seed)
+    return db
+
+
+def demo_database(
+    *, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None
+) -> tuple[Database, str]:
+    """:func:`demo_mailbox`, and a new token for its account."""
+    db = demo_mailbox(threads=threads, seed=seed, now=now)
+    return db, db.create_token(db.account_ids()[0])

@@ -1,5 +1,6 @@
-"""The demo's service in a process of its own: ``pigeon demo`` draws its first frame while this one imports and
-makes the demo mail, on another core.
+"""The demo's service in a process of its own: ``pigeon demo`` draws its first frame while this one imports its
+web framework and has the demo mail made beside it (``demo_mailer``, a process of its own too: the cores work
+side by side, where threads would take turns).
 
 The client starts ``python -m pigeon_service.demo_process`` with a listening socket it bound (its first requests
 wait in the socket's queue until the service answers, never refused) and writes one JSON line to its stdin: the
@@ -11,13 +12,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import threading
 from typing import Any
-
-from pigeon_service.app import ServerSettings, create_app
-from pigeon_service.demo_traffic import live_traffic
-from pigeon_service.run import demo_database, quiet_server
 
 
 def _request(line: str) -> dict[str, Any]:
@@ -31,7 +29,23 @@ def main() -> int:
     try:
         request = _request(sys.stdin.readline())
         listening = socket.socket(fileno=int(request["fd"]))
-        db, _ = demo_database(threads=int(request["threads"]), token=str(request["token"]))
+        mailer = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed module
+            [sys.executable, "-m", "pigeon_service.demo_mailer", str(int(request["threads"]))],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+        )
+        # Imported while the mail is made (the framework is most of this process's start).
+        from pigeon_service.app import ServerSettings, create_app
+        from pigeon_service.db import Database
+        from pigeon_service.demo_traffic import live_traffic
+        from pigeon_service.run import quiet_server
+
+        mail, _ = mailer.communicate()
+        if mailer.returncode != 0:
+            raise RuntimeError("the demo mail could not be made")
+        db = Database(":memory:")
+        db.load(mail)
+        db.create_token(db.account_ids()[0], str(request["token"]))
         settings = ServerSettings(
             allow_loopback_webhooks=True,  # the app's receiver listens on 127.0.0.1
             background=[live_traffic(5.0)] if request["live"] else [],

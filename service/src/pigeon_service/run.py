@@ -7,7 +7,6 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import uvicorn
@@ -16,7 +15,7 @@ from starlette.types import ASGIApp
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.connections import ConnectionLimits, guarded_http
 from pigeon_service.db import Database
-from pigeon_service.demo_mail import DEFAULT_THREADS, ensure_demo_mail, populate
+from pigeon_service.demo_mail import DEFAULT_THREADS, demo_database, ensure_demo_mail
 from pigeon_service.demo_traffic import live_traffic
 
 DEFAULT_HOST = "127.0.0.1"
@@ -134,20 +133,6 @@ def start_demo(
         background=[live_traffic(live_interval, seed=seed)] if live else [],
     )
     return DemoService(start_in_thread(create_app(db, settings), db=db), token)
-
-
-def demo_database(
-    *, threads: int = DEFAULT_THREADS, seed: int | None = None, now: datetime | None = None, token: str | None = None
-) -> tuple[Database, str]:
-    """An in-memory database with one ``demo`` account full of demo mail, and a token for it (``token``, or a
-    new one)."""
-    db = Database(":memory:")
-    account_id = db.ensure_account("demo")
-    if seed is None:
-        populate(db, account_id, threads=threads, now=now)
-    else:
-        populate(db, account_id, threads=threads, now=now, seed=seed)
-    return db, db.create_token(account_id, token)
 
 
 def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:
