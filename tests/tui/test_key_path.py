@@ -545,3 +545,25 @@ async def test_a_resize_to_the_screens_own_size_lays_nothing_out_and_a_new_size_
             await until(pilot, lambda: screen.size == Size(120, 40))
         assert layouts
         assert threads.size.height < SIZE[1] - 5  # laid out again at the new size
+
+
+@pytest.mark.fast_path
+async def test_the_first_move_after_the_list_changed_size_draws_its_two_rows_alone() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, threads, _reader = await mail_screen(pilot)
+        height = threads.size.height
+        await pilot.resize_terminal(SIZE[0], SIZE[1] - 3)  # (as a banner above it makes the list shorter)
+        await until(pilot, lambda: threads.size.height == height - 3)
+        await settle(pilot)
+        asked: list[tuple[str, int]] = []
+        render_lines = Widget.render_lines
+
+        def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+            asked.append((type(self).__name__, crop.height))
+            return render_lines(self, crop)
+
+        with patch.object(Widget, "render_lines", asking):
+            await pilot.press("j")
+            await until(pilot, lambda: bool(asked))
+        assert asked == [("ThreadList", 2)]  # (the layout's own frame drew the list whole already)

@@ -59,6 +59,9 @@ class Frames:
         if running(app, "resize"):
             self._textual_resized = screen._screen_resized
             _install(screen, "_screen_resized", self._screen_resized)
+        if running(app, "layout_repaint"):
+            self._textual_layout = screen._refresh_layout
+            _install(screen, "_refresh_layout", self._refresh_layout)
         if self.quick_keys:
             dirty = _DirtyWidgets(screen._dirty_widgets)
             dirty.drawn_early = set()
@@ -119,6 +122,19 @@ class Frames:
         screen was laid out at changes nothing."""
         if size != self.screen._size:
             self._textual_resized(size)
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        """Textual's layout, without the second paint it left behind: a widget the layout gave a new size asks to
+        be drawn whole, although the layout's frame draws it whole (its region changed), and that repaint went out
+        with the next key (the first `j` after the offline banner came wrote the whole list again)."""
+        screen = self.screen
+        sizes = {widget: widget._size for widget in screen._compositor.visible_widgets}
+        self._textual_layout(size, scroll)
+        if not screen.is_current or screen.app._batch_count:
+            return  # (the layout's frame is not drawn now: the repaint stays)
+        for widget in screen._compositor.visible_widgets:
+            if widget in sizes and sizes[widget] != widget._size:
+                widget._repaint_regions.clear()
 
     def _draw_repaints(self, widgets: list[Widget]) -> bool:
         """Draw the repaints ``widgets`` (and their scrollbars) asked for, now, if a repaint is all that any of them

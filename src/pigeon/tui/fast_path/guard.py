@@ -24,11 +24,11 @@ TESTED_TEXTUAL = frozenset({"8.2.8"})
 """The Textual versions the fast path was tested against (``tests/tui/test_key_path.py`` and friends)."""
 
 SWITCH = "PIGEON_STOCK_FRAMES"
-PIECES = ("compositor", "focus_frame", "resize", "draw_key", "key_path", "pane_focus", "scrollbar")
+PIECES = ("compositor", "focus_frame", "resize", "layout_repaint", "draw_key", "key_path", "pane_focus", "scrollbar")
 
 NEEDED_ON_CLASSES: dict[type, tuple[str, ...]] = {
     App: ("_begin_batch", "_end_batch", "_start_widget"),
-    Screen: ("_screen_resized", "_on_update", "_compositor_refresh", "_binding_chain"),
+    Screen: ("_screen_resized", "_refresh_layout", "_on_update", "_compositor_refresh", "_binding_chain"),
     Widget: ("_check_refresh", "_on_focus", "_on_blur"),
     ScrollBar: ("render",),
 }
