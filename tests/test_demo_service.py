@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,10 +44,50 @@ def test_the_service_has_no_terminal_and_none_of_pigeons_secrets(demo: DemoProce
     pid = demo.process.pid
     environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     assert not any(entry.startswith(b"PIGEON_TOKEN=") for entry in environment)
-    for fd in (0, 1, 2):
-        target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        assert not target.startswith(("/dev/pts", "/dev/tty")), target
+    assert demo.token.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()  # (given on stdin, never in argv)
+    assert demo.token not in repr(demo)
+    stdin, stdout, stderr = (os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2))
+    assert stdin.startswith("pipe:")  # Pigeon's end: its cue to stop
+    assert stdout == stderr == os.readlink(f"/proc/self/fd/{demo.output.fileno()}")  # the private output file
     assert os.getsid(pid) == pid  # a session of its own: the terminal's signals never reach it
+
+
+def test_pigeon_quitting_while_the_mail_is_made_stops_the_service_and_its_mail_process() -> None:
+    demo = start_service(20_000, live=False)  # (its mail takes seconds to make)
+    assert demo.stop() == ""  # a quit, not a failure
+    assert demo.process.returncode == 0
+    with pytest.raises(ProcessLookupError):
+        os.killpg(demo.process.pid, 0)  # nothing is left of its process group: the mail process went too
+
+
+def test_the_service_goes_when_pigeon_dies() -> None:
+    pigeon = subprocess.Popen(  # a Pigeon that starts the demo's service and then is killed
+        [
+            sys.executable,
+            "-c",
+            "from pigeon.cli.demo import start_service; import sys, time\n"
+            "demo = start_service(3, live=False); print(demo.process.pid, flush=True); time.sleep(600)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert pigeon.stdout is not None
+    service = int(pigeon.stdout.readline())
+    pigeon.kill()
+    pigeon.wait()
+    deadline = time.monotonic() + 60
+    while _alive(service):  # (its stdin's end is closed with Pigeon: it stops by itself)
+        assert time.monotonic() < deadline, "the service outlived Pigeon"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a process that ended but was not waited for, whose parent died, counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
 
 
 def test_it_stops_when_pigeon_closes_its_end_and_the_port_is_let_go(demo: DemoProcess) -> None:
@@ -65,6 +106,7 @@ def test_a_service_that_cannot_start_says_why_in_one_line() -> None:
     assert process.stdin is not None
     process.stdin.write(b'{"fd": 0}\n')  # not what pigeon demo writes
     process.stdin.flush()
+    process.wait(60)  # (it ends by itself: a failure, unlike a stop Pigeon asked for)
     failed = DemoProcess(process, "http://127.0.0.1:9", "pgn_x", output)
     assert failed.stop() == "ValueError: the request is not the one pigeon demo writes"
     assert process.returncode == 1

@@ -6,7 +6,7 @@ import logging
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import uvicorn
@@ -21,6 +21,7 @@ from pigeon_service.demo_traffic import live_traffic
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8025
 STARTUP_TIMEOUT = 30.0
+DEMO_LIVE_INTERVAL = 5.0  # seconds between the demo's new messages
 
 
 def serve(
@@ -108,7 +109,7 @@ def start_in_thread(
 @dataclass(frozen=True)
 class DemoService:
     service: ServiceThread
-    token: str
+    token: str = field(repr=False)
 
     @property
     def base_url(self) -> str:
@@ -121,18 +122,26 @@ class DemoService:
 
 
 def start_demo(
-    *, threads: int = DEFAULT_THREADS, live: bool = True, live_interval: float = 5.0, seed: int | None = None
+    *,
+    threads: int = DEFAULT_THREADS,
+    live: bool = True,
+    live_interval: float = DEMO_LIVE_INTERVAL,
+    seed: int | None = None,
 ) -> DemoService:
-    """What ``pigeon demo`` runs: a fresh in-memory service with demo mail and a new token, on 127.0.0.1.
-
-    Nothing is written to disk; everything is gone after :meth:`DemoService.stop`.
-    """
+    """The demo's service in a thread of this process (``pigeon demo --serve-only``, tests): a fresh in-memory
+    service with demo mail and a new token, on 127.0.0.1. Nothing is written to disk; everything is gone after
+    :meth:`DemoService.stop`."""
     db, token = demo_database(threads=threads, seed=seed)
-    settings = ServerSettings(
+    settings = demo_settings(live=live, live_interval=live_interval, seed=seed)
+    return DemoService(start_in_thread(create_app(db, settings), db=db), token)
+
+
+def demo_settings(*, live: bool, live_interval: float = DEMO_LIVE_INTERVAL, seed: int | None = None) -> ServerSettings:
+    """The demo service's settings: the app's receiver on 127.0.0.1 allowed, and new mail every few seconds."""
+    return ServerSettings(
         allow_loopback_webhooks=True,  # the demo's own receiver listens on 127.0.0.1
         background=[live_traffic(live_interval, seed=seed)] if live else [],
     )
-    return DemoService(start_in_thread(create_app(db, settings), db=db), token)
 
 
 def open_database(path: Path | str, *, demo_data: bool = False, threads: int = DEFAULT_THREADS) -> Database:

@@ -14,16 +14,18 @@ import contextlib
 import gc
 import importlib.util
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import IO, TextIO
 
 from pigeon.children import child_environment
 from pigeon.cli.common import config_of
-from pigeon.cli.output import EXIT_OK, EXIT_SERVICE, fail
+from pigeon.cli.output import EXIT_OK, EXIT_SERVICE, UsageError, fail
 from pigeon.cli.serve import SERVICE_PACKAGE, reference_service
 
 STOP_WAIT = 10.0  # seconds the service has to stop once told (it finishes the answers under way)
@@ -31,30 +33,34 @@ STOP_WAIT = 10.0  # seconds the service has to stop once told (it finishes the a
 
 @dataclass
 class DemoProcess:
-    """The demo's service, running in a child process."""
+    """The demo's service, running in a child process (the leader of its own process group)."""
 
     process: subprocess.Popen[bytes]
     base_url: str
-    token: str
-    output: IO[bytes]
+    token: str = field(repr=False)
+    output: IO[bytes] = field(repr=False)
     failure: str = ""
 
     def stop(self) -> str:
-        """Stop the service; returns what it said went wrong (its last line), or "" if it stopped as asked."""
+        """Stop the service; returns what it said went wrong if it ended by itself (its last line), "" if it
+        stopped as asked."""
         if self.output.closed:  # (stopped already)
             return self.failure
+        ended = self.process.poll()  # (before this asked: it failed)
         if self.process.stdin is not None:
             with contextlib.suppress(OSError):
-                self.process.stdin.close()  # the service's cue to stop
+                self.process.stdin.close()  # the service's cue to stop (and its mail process's)
         try:
-            code = self.process.wait(STOP_WAIT)
+            self.process.wait(STOP_WAIT)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self.output.seek(0)
-        said = self.output.read().decode(errors="replace").strip().splitlines()
+            with contextlib.suppress(OSError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # the service and its mail process
+            self.process.wait()
+        if ended is not None and ended != 0:
+            self.output.seek(0)
+            said = self.output.read().decode(errors="replace").strip().splitlines()
+            self.failure = said[-1] if said else f"it ended with exit code {ended}"
         self.output.close()
-        self.failure = "" if code == 0 else (said[-1] if said else f"it ended with exit code {code}")
         return self.failure
 
 
@@ -79,21 +85,32 @@ def start_service(threads: int, *, live: bool) -> DemoProcess:
         listening.listen(128)
         port = listening.getsockname()[1]
         output = tempfile.TemporaryFile()  # noqa: SIM115 - the DemoProcess closes it (private, gone once closed)
-        process = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed module
-            [sys.executable, "-m", f"{SERVICE_PACKAGE}.demo_process"],
-            stdin=subprocess.PIPE,
-            stdout=output,
-            stderr=output,
-            pass_fds=(listening.fileno(),),
-            env=child_environment(),
-            start_new_session=True,  # never the terminal's signals: it stops when told, through its stdin
-        )
+        try:
+            process = subprocess.Popen(  # noqa: S603 - this interpreter, a fixed module
+                # -P: nothing from the folder the user is in is imported in the service's place
+                [sys.executable, "-P", "-m", f"{SERVICE_PACKAGE}.demo_process"],
+                stdin=subprocess.PIPE,
+                stdout=output,
+                stderr=output,
+                pass_fds=(listening.fileno(),),
+                env=child_environment(),
+                start_new_session=True,  # never the terminal's signals: it stops when told, through its stdin
+            )
+        except OSError as exc:
+            output.close()
+            raise UsageError(f"pigeon demo could not start its service: {exc}") from None
+        demo = DemoProcess(process, f"http://127.0.0.1:{port}", token, output)
         request = {"fd": listening.fileno(), "token": token, "threads": threads, "live": live}
-        assert process.stdin is not None
-        process.stdin.write(json.dumps(request).encode() + b"\n")
-        process.stdin.flush()
+        try:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(request).encode() + b"\n")
+            process.stdin.flush()
+        except OSError:  # it ended at once: what it said is the reason
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(STOP_WAIT)
+            raise UsageError(f"pigeon demo could not start its service: {demo.stop() or 'it ended'}") from None
     # (the socket is the child's alone now: if it dies, the app's requests are refused, not left waiting)
-    return DemoProcess(process, f"http://127.0.0.1:{port}", token, output)
+    return demo
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:

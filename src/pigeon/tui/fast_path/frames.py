@@ -128,10 +128,11 @@ class Frames:
         be drawn whole, although the layout's frame draws it whole (its region changed), and that repaint went out
         with the next key (the first `j` after the offline banner came wrote the whole list again)."""
         screen = self.screen
+        whole = not scroll or bool(screen._layout_widgets)  # (a scroll alone redraws only what it exposed)
         sizes = {widget: widget._size for widget in screen._compositor.visible_widgets}
         self._textual_layout(size, scroll)
-        if not screen.is_current or screen.app._batch_count:
-            return  # (the layout's frame is not drawn now: the repaint stays)
+        if not whole or not screen.is_current or screen.app._batch_count:
+            return  # (the layout's frame does not draw them whole now: the repaint stays)
         for widget in screen._compositor.visible_widgets:
             if widget in sizes and sizes[widget] != widget._size:
                 widget._repaint_regions.clear()

@@ -39,6 +39,7 @@ NEEDED_ON_APP = ("_batch_count", "_message_queue")
 NEEDED_ON_SCREEN = (
     "_compositor",
     "_dirty_widgets",
+    "_layout_widgets",
     "_size",
     "_layout_required",
     "_scroll_required",
