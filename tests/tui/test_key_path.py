@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from unittest.mock import patch
 
 import pytest
@@ -34,6 +35,20 @@ async def until(pilot: Pilot[None], holds: Callable[[], object], within: float =
         assert time.monotonic() < deadline, "the state never came"
         await pilot.pause()
         await asyncio.sleep(0.005)
+
+
+@contextmanager
+def lines_asked() -> Iterator[list[tuple[str, int]]]:
+    """The widgets asked for lines meanwhile, each with how many lines (in the order asked)."""
+    asked: list[tuple[str, int]] = []
+    render_lines = Widget.render_lines
+
+    def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
+        asked.append((type(self).__name__, crop.height))
+        return render_lines(self, crop)
+
+    with patch.object(Widget, "render_lines", asking):
+        yield asked
 
 
 def update_text(compositor: TextualCompositor, regions: list[Region], renders: object) -> str:
@@ -338,14 +353,7 @@ async def test_a_cursor_move_asks_the_list_for_its_two_rows_and_not_the_scrollba
     async with app.run_test(size=SIZE) as pilot:
         _screen, threads, _reader = await mail_screen(pilot)
         assert threads.show_vertical_scrollbar
-        asked: list[tuple[str, int]] = []
-        render_lines = Widget.render_lines
-
-        def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
-            asked.append((type(self).__name__, crop.height))
-            return render_lines(self, crop)
-
-        with patch.object(Widget, "render_lines", asking):
+        with lines_asked() as asked:
             await pilot.press("j")
             await until(pilot, lambda: bool(asked))
         assert asked == [("ThreadList", 2)]
@@ -556,14 +564,7 @@ async def test_the_first_move_after_the_list_changed_size_draws_its_two_rows_alo
         await pilot.resize_terminal(SIZE[0], SIZE[1] - 3)  # (as a banner above it makes the list shorter)
         await until(pilot, lambda: threads.size.height == height - 3)
         await settle(pilot)
-        asked: list[tuple[str, int]] = []
-        render_lines = Widget.render_lines
-
-        def asking(self: Widget, crop: Region) -> list:  # type: ignore[type-arg]
-            asked.append((type(self).__name__, crop.height))
-            return render_lines(self, crop)
-
-        with patch.object(Widget, "render_lines", asking):
+        with lines_asked() as asked:
             await pilot.press("j")
             await until(pilot, lambda: bool(asked))
         lists = [entry for entry in asked if entry[0] == "ThreadList"]  # (a preview may follow the move)
