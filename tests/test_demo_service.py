@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pigeon.cli.demo import DemoProcess, start_service
+from pigeon.cli.demo import DemoProcess, DemoThread, start, start_service
 
 
 @pytest.fixture
@@ -130,3 +130,15 @@ def test_the_mail_made_in_one_process_is_the_same_mail_in_the_other() -> None:
     assert handed.account_for_token(token) == account
     made.close()
     handed.close()
+
+
+def test_where_a_child_cannot_be_handed_a_socket_the_service_runs_in_a_thread() -> None:
+    demo = start(3, live=False, own_process=False)  # (as on a system that is not POSIX)
+    assert isinstance(demo, DemoThread)
+    try:
+        answer = httpx.get(f"{demo.base_url}/v1/threads", headers={"Authorization": f"Bearer {demo.token}"}, timeout=60)
+        assert answer.status_code == 200
+        assert len(answer.json()["threads"]) == 3
+        assert demo.token not in repr(demo)
+    finally:
+        assert demo.stop() == ""

@@ -4,7 +4,8 @@ The service runs in a process of its own (``pigeon_service.demo_process``), star
 and its mail are made on another core while this process imports the app and draws its first frame. The app's
 first requests wait in the socket bound here until the service answers. That process gets no terminal (its
 output goes to a private temporary file, of which one line is shown if it fails) and none of Pigeon's secrets,
-and it stops when this one closes its stdin, or dies.
+and it stops when this one closes its stdin, or dies. Where a child cannot be handed a socket (not POSIX), the
+service runs in a thread of this process instead.
 """
 
 from __future__ import annotations
@@ -113,12 +114,34 @@ def start_service(threads: int, *, live: bool) -> DemoProcess:
     return demo
 
 
+class DemoThread:
+    """The demo's service in a thread of this process, where a child cannot be handed a socket (not POSIX): the
+    first frame then waits for the service, as it always did there."""
+
+    def __init__(self, threads: int, *, live: bool) -> None:
+        with reference_service("pigeon demo"):
+            from pigeon_service.run import start_demo
+
+        self._demo = start_demo(threads=threads, live=live)
+        self.base_url = self._demo.base_url
+        self.token = self._demo.token
+
+    def stop(self) -> str:
+        self._demo.stop()
+        return ""
+
+
+def start(threads: int, *, live: bool, own_process: bool = os.name == "posix") -> DemoProcess | DemoThread:
+    """The demo's service: in processes of its own where the system allows it (see the module)."""
+    return start_service(threads, live=live) if own_process else DemoThread(threads, live=live)
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """Start the reference service on demo mail and open the app on it; nothing is kept afterwards."""
     check_service("pigeon demo")
     if args.serve_only:
         return _serve_only(args, out)
-    demo = start_service(args.threads, live=not args.no_live)
+    demo = start(args.threads, live=not args.no_live)
     try:
         gc.disable()  # until the first frame: see pigeon.tui.memory.freeze_start_up
         from pigeon.core.mail import MailStore
