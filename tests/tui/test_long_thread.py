@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from unittest.mock import patch
 
@@ -13,12 +14,14 @@ from textual.pilot import Pilot
 
 from pigeon.models import Message, Thread
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.mail.reading import LOADING_DELAY
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_view import Piece, ThreadView
 from pigeon.tui.widgets.thread_window import SCREENS_ABOVE, SCREENS_BELOW, WHOLE
 from tests.conversation import Conversation, add_conversation
 from tests.server.conftest import Service
 from tests.tui.conftest import current_id, loaded, pigeon_for, settle
+from tests.tui.test_key_path import until
 
 LONG = WHOLE * 3
 NARROW = (80, 24)
@@ -130,58 +133,54 @@ async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: 
         assert tree[-1] in in_view(reader)
 
 
-async def test_a_thread_slow_to_come_from_the_store_says_so_instead_of_showing_the_last_one(service: Service) -> None:
+class SlowReads:
+    """The store slow to give one thread (thousands of messages to read) until ``gate`` is set."""
+
+    def __init__(self, read: Callable[[Any, str], Awaitable[tuple[Thread | None, list[Message]]]]) -> None:
+        self.read = read
+        self.held = ""  # the thread held
+        self.started = asyncio.Event()  # its read began
+        self.gate = asyncio.Event()
+
+
+@contextmanager
+def slow_reads() -> Iterator[SlowReads]:
     from pigeon.core.mail import MailCore
 
-    app = pigeon_for(service)
-    gate = asyncio.Event()
-    stored_thread = MailCore.stored_thread
-    held: list[str] = []
+    reads = SlowReads(MailCore.stored_thread)
 
     async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, list[Message]]:
-        if held and thread_id == held[0]:
-            await gate.wait()  # (a long thread: its thousands of messages read from the store)
-        return await stored_thread(core, thread_id)
+        if thread_id == reads.held:
+            reads.started.set()
+            await reads.gate.wait()
+        return await reads.read(core, thread_id)
 
     with patch.object(MailCore, "stored_thread", slow):
+        yield reads
+
+
+async def test_a_thread_slow_to_come_from_the_store_says_so_instead_of_showing_the_last_one(service: Service) -> None:
+    app = pigeon_for(service)
+    with slow_reads() as reads:
         async with app.run_test(size=NARROW) as pilot:
             threads = await loaded(pilot, app)
             reader = app.screen.query_one(Reader)
             first = current_id(threads)
             await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == first)
             shown = reader.text
-            held.append(threads.source.row(1).id)
+            reads.held = threads.source.row(1).id
             await pilot.press("j")
-
-            async def until(state: Callable[[], bool]) -> None:  # (settle would wait for the held worker)
-                for _ in range(500):
-                    await pilot.pause(0.01)
-                    if state():
-                        return
-                raise AssertionError("not reached")
-
-            await until(lambda: "Loading messages…" in reader.text)
+            await until(pilot, lambda: "Loading messages…" in reader.text)  # (settle would wait for the held read)
             assert reader.thread is None  # the thread the cursor left is not shown
             assert reader.text != shown
-            gate.set()
-            await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == held[0])
+            reads.gate.set()
+            await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == reads.held)
             assert "Loading messages…" not in reader.text
 
 
 async def test_the_open_thread_read_again_slowly_stays_on_screen_where_it_was(service: Service) -> None:
-    from pigeon.core.mail import MailCore
-
     app = pigeon_for(service)
-    gate = asyncio.Event()
-    stored_thread = MailCore.stored_thread
-    held: list[str] = []
-
-    async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, list[Message]]:
-        if held and thread_id == held[0]:
-            await gate.wait()
-        return await stored_thread(core, thread_id)
-
-    with patch.object(MailCore, "stored_thread", slow):
+    with slow_reads() as reads:
         async with app.run_test(size=NARROW) as pilot:
             threads = await loaded(pilot, app)
             longest = max(range(len(threads.source)), key=lambda i: threads.source.row(i).count)
@@ -191,14 +190,14 @@ async def test_the_open_thread_read_again_slowly_stays_on_screen_where_it_was(se
             await settle(pilot, app, lambda: app.focused is reader and len(reader.messages) > 2)
             await pilot.press("n")
             where = current(reader)
-            held.append(current_id(threads))
-            service.add_message(service.alice, held[0])  # a new message: the next sync reads the thread again
+            reads.held = current_id(threads)
+            service.add_message(service.alice, reads.held)  # a new message: the next sync reads the thread again
             await pilot.press("ctrl+r")  # and the store is slow to give it
-            for _ in range(30):  # (past the moment a thread not shown would say it is loading)
-                await pilot.pause(0.01)
+            await until(pilot, reads.started.is_set)
+            await pilot.pause(LOADING_DELAY * 3)  # (past the moment a thread not shown would say it is loading)
             assert reader.thread is not None
-            assert reader.thread.id == held[0]
+            assert reader.thread.id == reads.held
             assert "Loading messages…" not in reader.text
-            gate.set()
+            reads.gate.set()
             await settle(pilot, app)
             assert current(reader) == where  # the cursor stayed on the message it was on
