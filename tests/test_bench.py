@@ -126,8 +126,9 @@ def test_the_app_gets_only_the_environment_the_bench_gives_it(tmp_path: Path, mo
 # --- side by side: the pseudo-terminal harness and the Maildir export ---------------------------------------------
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_the_maildir_export_writes_every_message_as_mail_a_client_can_thread(
-    tiny: tuple[Path, str], tmp_path: Path
+    tiny: tuple[Path, str], tmp_path: Path, workers: int
 ) -> None:
     import mailbox
 
@@ -139,7 +140,7 @@ def test_the_maildir_export_writes_every_message_as_mail_a_client_can_thread(
     store = MailStore(store_path)
     threads = store.list_threads("all", limit=50)
     stored = {m.id: m for t in threads for m in store.messages(t.id)}
-    assert export(store_path, tmp_path / "maildir") == len(stored)
+    assert export(store_path, tmp_path / "maildir", workers=workers) == len(stored)
     box = mailbox.Maildir(tmp_path / "maildir" / "INBOX", create=False)
     exported = {mail["Message-ID"].strip("<>").split("@")[0]: mail for mail in box}
     assert exported.keys() == stored.keys()
