@@ -24,6 +24,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import SIZE, mail_loaded, mail_screen, previewed, scene_app, settle
 
@@ -569,3 +570,73 @@ async def test_the_first_move_after_the_list_changed_size_draws_its_two_rows_alo
             await until(pilot, lambda: bool(asked))
         lists = [entry for entry in asked if entry[0] == "ThreadList"]  # (a preview may follow the move)
         assert lists == [("ThreadList", 2)]  # (the layout's own frame drew the list whole already)
+
+
+@pytest.mark.fast_path
+async def test_a_letter_typed_into_the_search_lays_nothing_out_and_shows_the_search_in_its_own_turn() -> None:
+    app = scene_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _threads, _reader = await mail_screen(pilot)
+        await previewed(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        box = screen.query_one("#filter", TextInput)
+        assert box.has_focus
+        frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
+        drawing_key = False
+        original_refresh, original_draw = screen._compositor_refresh, screen.frames.draw_key
+
+        layouts = 0
+        original_layout = screen._refresh_layout
+
+        def refresh() -> None:
+            frames.append((drawing_key, {type(widget).__name__ for widget in screen._dirty_widgets}))
+            original_refresh()
+
+        def layout(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            original_layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        def draw_key(*widgets: Widget) -> None:
+            nonlocal drawing_key
+            drawing_key = True
+            try:
+                original_draw(*widgets)
+            finally:
+                drawing_key = False
+
+        with (
+            lines_asked() as asked,
+            patch.object(screen, "_compositor_refresh", refresh),
+            patch.object(screen.frames, "draw_key", draw_key),
+            patch.object(screen, "_refresh_layout", layout),
+        ):
+            await pilot.press("b")
+            await until(pilot, lambda: "Searching" in screen.threads.status)
+            await until(pilot, lambda: any(by_key for by_key, _ in frames))
+            searching = [entry for entry in asked if entry[0] == "ThreadList"]
+        # The letter's frame draws the field and the list's title and status lines; nothing is laid out.
+        assert layouts == 0
+        assert {name for name, _ in asked} <= {"TextInput", "ThreadList"}
+        assert searching
+        assert all(lines == 1 for _, lines in searching)
+        assert any(by_key and "ThreadList" in drawn for by_key, drawn in frames)  # not left for a timer's frame
+
+
+async def test_a_search_longer_than_its_box_scrolls_within_it() -> None:
+    app = scene_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _threads, _reader = await mail_screen(pilot)
+        await pilot.press("slash")
+        box = screen.query_one("#filter", TextInput)
+        words = "quarterly" * 12
+        await pilot.press(*words)
+        await settle(pilot)
+        assert box.value == words
+        assert box.scroll_offset.x > 0  # scrolled, so the cursor at the end stays in view
+        region = box.content_region
+        row = "".join(seg.text for seg in screen._compositor.render_strips()[region.y])
+        shown = row[region.x : region.right].rstrip()
+        assert shown.endswith("quarterly")
+        assert not shown.startswith("quarterly")

@@ -6,7 +6,8 @@ bar, the reader and the containers behind them, each line passed through the lin
 before the two that changed are written.
 
 Here a partial update asks only the widgets whose visible part meets one of the changed regions, front to back,
-and only for the lines of those regions (whole visible width, so the pieces still line up with the screen's cuts);
+and only for the lines of those regions (whole visible width, so the pieces still line up with the screen's cuts;
+each run of changed lines on its own, so a pane's title and status lines are not the pane from top to bottom);
 a region that one widget covers is not asked of the widgets behind it (Textual keeps the first paint of each
 piece). The regions are taken one by one, not as the rectangle around them: opening a thread changes the list, the
 reader and the key bar, whose rectangle is the whole screen.
@@ -52,16 +53,27 @@ class LineCompositor(Compositor):
             touching = [changed for changed in remaining if changed.overlaps(visible)]
             if not touching:
                 continue
-            top = max(visible.y, min(changed.y for changed in touching))
-            bottom = min(visible.bottom, max(changed.bottom for changed in touching))
-            lines = Region(visible.x, top, visible.width, bottom - top)
-            yield (
-                region,
-                lines,
-                widget.render_lines(Region(lines.x - region.x, lines.y - region.y, lines.width, lines.height)),
-            )
+            for top, bottom in _bands(touching, visible):
+                lines = Region(visible.x, top, visible.width, bottom - top)
+                yield (
+                    region,
+                    lines,
+                    widget.render_lines(Region(lines.x - region.x, lines.y - region.y, lines.width, lines.height)),
+                )
             # (front to back: what lies behind what this widget shows is hidden, and the first paint wins)
             remaining = [piece for changed in remaining for piece in _minus(changed, visible)]
+
+
+def _bands(changed: list[Region], visible: Region) -> list[tuple[int, int]]:
+    """The runs of lines of ``visible`` that ``changed`` covers, top to bottom: a pane's title and status lines are
+    two runs of one line, not the pane from top to bottom."""
+    bands: list[tuple[int, int]] = []
+    for top, bottom in sorted((max(visible.y, c.y), min(visible.bottom, c.bottom)) for c in changed):
+        if bands and top <= bands[-1][1]:
+            bands[-1] = (bands[-1][0], max(bands[-1][1], bottom))
+        else:
+            bands.append((top, bottom))
+    return bands
 
 
 def _minus(part: Region, cover: Region) -> list[Region]:

@@ -75,13 +75,14 @@ class Frames:
             _install(screen, "_compositor_refresh", self._compositor_refresh)
             _install(screen, "call_after_refresh", self._call_after_refresh)
 
-    def draw_key(self, widget: Widget) -> None:
-        """Draw what a key's binding changed in ``widget`` at once, when that is all it asked for: a repaint of its
-        own lines (and its scrollbar's), no layout, no restyle. Textual would reach the same frame through five
-        turns of the event loop (the widget's idle, an update message to the screen, the screen's idle, its update
-        timer). Anything else the key changed is drawn the usual way, a frame later."""
-        if self.quick_keys and widget._repaint_required and widget.screen is self.screen:
-            self._draw_repaints([widget])
+    def draw_key(self, *widgets: Widget) -> None:
+        """Draw what a key changed in ``widgets`` at once, when that is all it asked for: a repaint of their own
+        lines (and their scrollbars'), no layout, no restyle. Textual would reach the same frame through five turns
+        of the event loop (a widget's idle, an update message to the screen, the screen's idle, its update timer).
+        Anything else the key changed is drawn the usual way, a frame later."""
+        shown = [w for w in widgets if w._repaint_required and w.screen is self.screen]
+        if self.quick_keys and shown:
+            self._draw_repaints(shown)
 
     def after_focus_frame(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once the frame of the focus move under way is out (at once if none is), as

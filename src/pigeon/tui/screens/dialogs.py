@@ -19,6 +19,7 @@ from pigeon.core.mail import MailCore
 from pigeon.models import EventKind, WebhookSubscription
 from pigeon.sanitize import clean_line
 from pigeon.tui.screens.modals import ask_first
+from pigeon.tui.widgets.text_input import TextInput
 
 
 class FormDialog(ModalScreen[Any]):
@@ -140,8 +141,10 @@ class CreateInboxDialog(FormDialog):
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New inbox (type EMAIL_INBOX)", "bold"), markup=False)
             with VerticalScroll(classes="form-body"):
-                yield from self.field("email", "Address (leave empty to let the service choose)", Input(id="email"))
-                yield from self.field("display_name", "Display name (optional, at most 100)", Input(id="display_name"))
+                yield from self.field("email", "Address (leave empty to let the service choose)", TextInput(id="email"))
+                yield from self.field(
+                    "display_name", "Display name (optional, at most 100)", TextInput(id="display_name")
+                )
                 yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
             yield from self.buttons("Create inbox")
 
@@ -167,13 +170,13 @@ class CreateWebhookDialog(FormDialog):
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New webhook subscription", "bold"), markup=False)
             with VerticalScroll(classes="form-body"):
-                yield from self.field("url", "URL that receives the events (http or https)", Input(id="url"))
+                yield from self.field("url", "URL that receives the events (http or https)", TextInput(id="url"))
                 yield from self.field(
                     "events",
                     "Events (space to choose)",
                     SelectionList[str](*((kind.value, kind.value, True) for kind in EventKind), id="events"),
                 )
-                yield from self.field("description", "Description (optional)", Input(id="description"))
+                yield from self.field("description", "Description (optional)", TextInput(id="description"))
                 yield from self.field("metadata", "Metadata (optional JSON object)", TextArea("", id="metadata"))
             yield from self.buttons("Create webhook")
 

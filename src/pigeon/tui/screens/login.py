@@ -20,6 +20,7 @@ from pigeon.sanitize import clean_line
 from pigeon.tui.messages import LoggedIn
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.text_input import TextInput
 
 
 class LoginScreen(Screen[None]):
@@ -37,9 +38,9 @@ class LoginScreen(Screen[None]):
         with Vertical(classes="dialog login"):
             yield Static(Content.styled("Log in to your mail service", "bold"), markup=False)
             yield Label("Service URL")
-            yield Input(self.base_url, placeholder="https://mail.example.com", id="base-url")
+            yield TextInput(self.base_url, placeholder="https://mail.example.com", id="base-url")
             yield Label("Token")
-            yield Input(placeholder="your access token", password=True, id="token")
+            yield TextInput(placeholder="your access token", password=True, id="token")
             yield Static(Content(self.message), id="login-error", markup=False)
             yield Button("Log in", id="login", variant="primary")
             yield Static(id="token-keeping", markup=False)

@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pigeon.tui.widgets.text_input import TextInput
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -170,7 +172,7 @@ class InputScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content.styled(self.title_text, "bold"), markup=False)
-            yield Input(self.value, id="answer")
+            yield TextInput(self.value, id="answer")
             if self.hint:
                 yield Static(Content.styled(self.hint, "dim"), markup=False)
 

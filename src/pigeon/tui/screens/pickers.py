@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from pigeon.core.snooze import example, parse_when, presets
 from pigeon.sanitize import clean_line
+from pigeon.tui.widgets.text_input import TextInput
 
 TYPED = "typed"
 
@@ -40,7 +41,7 @@ class SnoozePicker(ModalScreen[datetime | None]):
         with Vertical(classes="dialog"):
             yield Static(Content.styled("Snooze until…", "bold"), markup=False)
             yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
-            yield Input(placeholder=example(self.now()), id="answer", classes="hidden")
+            yield TextInput(placeholder=example(self.now()), id="answer", classes="hidden")
             yield Static("", id="snooze-error", markup=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

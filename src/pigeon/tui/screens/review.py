@@ -24,6 +24,7 @@ from pigeon.tui.keys import bindings
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.modals import ConfirmScreen, PickScreen
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.text_input import TextInput
 
 Outcome = str
 
@@ -202,7 +203,7 @@ class ReviewScreen(ModalScreen[Outcome]):
         self.close_field()
         self.typing = typing
         field = self.query_one("#review-field", Vertical)
-        made = self.address_field(value) if typing in {"To", "Cc"} else Input(value, id="review-input")
+        made = self.address_field(value) if typing in {"To", "Cc"} else TextInput(value, id="review-input")
         field.mount(Static(Content.styled(label, "dim"), markup=False), made)
         made.focus()
 

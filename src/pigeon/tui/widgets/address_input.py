@@ -16,9 +16,9 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
-from textual.widgets import Input
 
 from pigeon.core.address_book import AddressEntry
+from pigeon.tui.widgets.text_input import TextInput
 
 Lookup = Callable[[str], Awaitable[list[AddressEntry]]]
 LookupAtOnce = Callable[[str], "list[AddressEntry] | None"]
@@ -127,7 +127,7 @@ class Candidates(Widget):
         return drawn
 
 
-class AddressInput(Input):
+class AddressInput(TextInput):
     """Comma-separated addresses, the one being typed completed from ``lookup`` (the address book's)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [  # (each passes the key on while no list is open)

@@ -22,6 +22,7 @@ from pigeon.core.attachments import attachments_of
 from pigeon.core.conversation import is_new, read_before
 from pigeon.tui.keys import bindings
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_ahead import reopened
 from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import Hit, ThreadView
@@ -98,7 +99,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield ThreadText(self.EMPTY, id="reader-content")
-        yield Input(placeholder="Find in this thread (enter; escape ends)", id="reader-find")
+        yield TextInput(placeholder="Find in this thread (enter; escape ends)", id="reader-find")
 
     @property
     def attachments(self) -> list[tuple[Message, ContentBlock]]:

@@ -23,6 +23,7 @@ from pigeon.tui.messages import ContactSaved, EditContact
 from pigeon.tui.render import relative_time, safe_line
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.text_input import TextInput
 
 SORTS = ("name", "company", "last contacted")
 
@@ -68,7 +69,7 @@ class ContactBook(ReportsFailures, Screen[None]):
         self.shown: list[Contact] = []
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search name, company, email, phone, username", id="book-search")
+        yield TextInput(placeholder="Search name, company, email, phone, username", id="book-search")
         with Horizontal(id="book"):
             yield DataTable(id="book-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="book-details", markup=False)

@@ -34,6 +34,7 @@ from pigeon.tui.render import safe_line
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.modals import ask_first
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.text_input import TextInput
 
 
 class EntryRow(Vertical):
@@ -56,7 +57,7 @@ class EntryRow(Vertical):
                 allow_blank=False,
                 classes="entry-type",
             )
-            yield Input(on_screen(self.entry.get(key, "")), placeholder=key, classes="entry-value")
+            yield TextInput(on_screen(self.entry.get(key, "")), placeholder=key, classes="entry-value")
             yield Button("Remove", classes="entry-remove", variant="error")
         yield Label("", classes="field-error")
 
@@ -114,7 +115,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             yield Static("", id="editor-status", markup=False)  # at the top: where a failed save is looked for
             for name, label in (("first_name", "First name"), ("last_name", "Last name")):
                 yield Label(label)
-                yield Input(on_screen(getattr(self.start, name)), id=name, classes="name")
+                yield TextInput(on_screen(getattr(self.start, name)), id=name, classes="name")
                 yield Label("", id=f"{name}-error", classes="field-error")
             for kind, title in KIND_TITLES.items():
                 yield Label(title, classes="section")

@@ -36,6 +36,7 @@ from pigeon.tui.screens.mail.triage import Triaged, TriagePart
 from pigeon.tui.widgets.inbox_list import ALL_INBOXES, InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_list import ThreadList
 
 NARROW_WIDTH = 120
@@ -62,9 +63,9 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.handoff = HandOffPart(self, core)
         self.triage = TriagePart(self, core, self.threads.change)
 
-    def draw_key(self, widget: Widget) -> None:
-        """Draw what a key's binding changed in ``widget`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
-        self.frames.draw_key(widget)
+    def draw_key(self, *widgets: Widget) -> None:
+        """Draw what a key changed in ``widgets`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
+        self.frames.draw_key(*widgets)
 
     def after_focus_frame(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once the frame of the focus move under way is out."""
@@ -75,7 +76,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         with Horizontal(id="panes"):
             yield InboxList(id="inboxes")
             with Vertical(id="list-pane"):
-                yield Input(
+                yield TextInput(
                     placeholder="Search all mail: words from: to: subject: is:unread has:attachment label: in:inbox",
                     id="filter",
                 )
@@ -314,6 +315,7 @@ class MainScreen(ReportsFailures, Screen[None]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.threads.search_for(event.value)
+        self.draw_key(event.input, self.threads.widget)  # the search's state with the letter's frame, not a frame later
 
     @on(Input.Submitted, "#filter")
     def _filter_kept(self, event: Input.Submitted) -> None:

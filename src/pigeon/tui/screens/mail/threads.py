@@ -106,7 +106,8 @@ class ThreadsPart(Part):
             self.set_status(Content.styled(clean_line(str(exc)), "$error"))
             return
         box.remove_class("-invalid")
-        box.border_subtitle = None
+        if box.border_subtitle:  # (set to what it is, it is drawn again)
+            box.border_subtitle = None
         # A search covers all mail (its own in: narrows it), not the view the sidebar has selected.
         self.widget.title = f"Threads · {'Search' if query.searching else self.place_name()}"
         self._version += 1
