@@ -226,3 +226,27 @@ async def test_a_thread_opened_during_a_sync_is_asked_for_before_the_syncs_waiti
     report = await syncing
     assert report.fetched == 25
     await core.close()
+
+
+async def test_text_a_sync_left_unindexed_is_indexed_at_the_next_start_with_no_service(
+    tmp_path: Path, service: Service
+) -> None:
+    from pigeon.config import load_config
+    from pigeon.core.mail import MailCore
+
+    path = tmp_path / "s.sqlite3"
+    word = body_word(service)
+    store = MailStore(path)
+    async with client_of(service) as client:
+        await sync(client, store)  # (the app ended before its index caught up)
+    store.close()
+    store = MailStore(path)
+    assert store.pending_index() == 25
+    plan = store.rows("EXPLAIN QUERY PLAN SELECT rowid FROM threads WHERE indexed = 0 LIMIT 5")
+    assert "threads_unindexed" in " ".join(str(row["detail"]) for row in plan)  # found without a scan
+    core = MailCore(load_config(base_url="http://127.0.0.1:9"), store, token="t", save_settings=False)
+    await core.load_saved()  # what the app does at its start, before any sync: none can reach the service
+    await core.indexed()
+    assert store.pending_index() == 0
+    assert store.count("all", word, now=NOW) >= 1
+    await core.close()

@@ -98,7 +98,7 @@ class MailCore(Session):
         self._stored_new: list[Message] = []  # new messages stored by syncs that did not finish: the next reports them
 
     async def close(self) -> None:
-        if self._indexing is not None:  # (what is left is indexed after the next sync)
+        if self._indexing is not None:  # (what is left is indexed at the next start)
             self._indexing.cancel()
             await asyncio.gather(self._indexing, return_exceptions=True)
         await self.live.stop()
@@ -124,10 +124,10 @@ class MailCore(Session):
         if not self.inboxes:  # a sync that finished first has the fresher list
             self.inboxes = inboxes
         await self.learn_stored_contacts()
+        self._index_behind()  # what the last run stored and did not index before it ended: now, offline too
 
     async def learn_stored_contacts(self) -> None:
-        """Remember the contacts the store has met (without replacing one already known): the reader names
-        recipients by them."""
+        """Remember the contacts the store has met (none known replaced): the reader names recipients by them."""
         for contact in await asyncio.to_thread(self.store.contacts):
             if contact.id:
                 self.contacts.setdefault(contact.id, contact)
@@ -150,11 +150,15 @@ class MailCore(Session):
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
             self._unreadable.pop(thread_id, None)
+        indexing = self._index_behind()
+        if index_now:
+            await indexing
+        return report
+
+    def _index_behind(self) -> asyncio.Task[int]:  # the stored text not yet in the search index goes in, behind
         if self._indexing is None or self._indexing.done():
             self._indexing = asyncio.create_task(index_stored(self.store), name="search-index")
-        if index_now:
-            await self._indexing
-        return report
+        return self._indexing
 
     @property
     def indexing(self) -> bool:
@@ -167,8 +171,7 @@ class MailCore(Session):
             await asyncio.gather(self._indexing, return_exceptions=True)  # (a later sync may start another)
 
     def resolve_threads(self, given: Sequence[str]) -> list[str]:
-        """Thread ids from what was typed: a whole id or any prefix that names one stored thread (as git takes a
-        commit's). :class:`UnknownThread` for one that names none or several, saying which."""
+        """Thread ids from whole ids or prefixes naming one stored thread (as git's); UnknownThread, saying which."""
         resolved = []
         for text in given:
             text = text.strip()
@@ -201,16 +204,14 @@ class MailCore(Session):
         return self.store.view_counts(now), self.store.unread_by_inbox(now)
 
     def search(self, view: str, text: str, *, sort: str = "date", limit: int = 50) -> tuple[list[StoredThread], int]:
-        """A view narrowed by a search, and how many threads match in all (see :func:`listing.searched`);
-        :class:`QueryError` or ``ValueError`` if it is bad."""
+        """A view narrowed by a search and how many match in all (``searched``); QueryError, ValueError if bad."""
         return searched(self.store, view, text, sort=sort, limit=limit, now=self.clock())
 
     def stored_threads(self) -> int:
         return self.store.count("all", now=self.clock())  # (every thread the store holds)
 
     async def read_ahead(self, thread_id: str) -> None:
-        """Hold a stored thread in memory before it is opened (the reader's neighbours: J, K and the thread that
-        opens after e), so that opening it reads nothing."""
+        """Hold a stored thread in memory before it is opened (J, K, the thread after e): its open reads nothing."""
         if thread_id in self.messages:
             return
         thread, messages = await self.stored_thread(thread_id)
@@ -395,6 +396,5 @@ class MailCore(Session):
         return await self.live.start(await self.connect(), on_event)
 
     async def check_live(self, stored: Iterable[Message]) -> Mode | None:
-        """After a sync, with the messages it stored new: a subscription whose deliveries stopped is replaced (or
-        given up); the new mode when how mail comes changed, else ``None``."""
+        """After a sync storing ``stored``: a silent subscription replaced (or given up); a changed mode, or None."""
         return await self.live.check(await self.connect(), stored)

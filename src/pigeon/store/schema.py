@@ -112,7 +112,13 @@ CREATE TABLE account (
 );
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _UNREADABLE_V4, _ACCOUNT_V5]
+# Version 6: the threads whose text is not in the search index yet, found without reading every thread (the app
+# asks at each start, offline too).
+_UNINDEXED_V6 = """
+CREATE INDEX threads_unindexed ON threads (indexed) WHERE indexed = 0;
+"""
+
+MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _UNREADABLE_V4, _ACCOUNT_V5, _UNINDEXED_V6]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
