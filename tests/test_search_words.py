@@ -102,7 +102,7 @@ def test_or_and_dash_are_ours_and_every_word_is_still_a_quoted_phrase() -> None:
     negated = parse_query('-"x" NOT -')
     assert negated.fts() == '"NOT"*'  # the - alone has no word to search: dropped
     sql, params = negated.sql()
-    assert "NOT COALESCE((t.id IN (SELECT thread_id FROM search WHERE search MATCH :q1)), 0)" in sql
+    assert "NOT COALESCE((t.rowid IN (SELECT rowid FROM search WHERE search MATCH :q1)), 0)" in sql
     assert params["q1"] == '"x"*'
 
 
