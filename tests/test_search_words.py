@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
+from unittest.mock import patch
 
 import httpx
 import pytest
@@ -139,3 +140,38 @@ def test_any_mix_of_or_dash_and_fts_syntax_is_a_query_or_a_query_error(pieces: l
         return
     EMPTY.count("all", query, now=NOW)  # SQLite takes it: no FTS5 syntax error, no SQL error
     EMPTY.list_threads("all", query, now=NOW)
+
+
+async def test_a_word_search_counts_and_lists_from_the_index_and_walks_the_dates(store: MailStore) -> None:
+    everything = store.list_threads("all", limit=1000, now=NOW)
+    word = everything[len(everything) // 2].subject.split()[0]  # (a word some threads have and others not)
+    query = core_query(word, NOW)
+    listed = store.list_threads("all", query, limit=1000, now=NOW)
+    assert 0 < len(listed) < len(everything)
+    assert store.count("all", query, now=NOW) == len(listed)  # counted by the index alone, as the list holds
+    assert [t.id for t in listed] == [t.id for t in everything if t.id in ids(listed)]  # newest first, as all mail
+    first = store.list_threads("all", query, limit=3, now=NOW)
+    assert [t.id for t in first] == [t.id for t in listed[:3]]
+    # How SQLite answers (what a million messages need): the count reads no thread, and the newest first walks the
+    # date index to the page's end instead of reading every match and sorting them.
+    asked: list[tuple[str, object]] = []
+    rows = store.rows
+
+    def recorded(sql: str, params: object = ()) -> list:  # type: ignore[type-arg]
+        asked.append((sql, params))
+        return rows(sql, params)  # type: ignore[arg-type]
+
+    with patch.object(store, "rows", recorded):
+        store.count("all", query, now=NOW)
+        store.list_threads("all", query, limit=3, now=NOW)
+    (count_sql, count_params), (list_sql, list_params) = asked
+
+    def plan(sql: str, params: object) -> str:
+        return " | ".join(str(row["detail"]) for row in rows("EXPLAIN QUERY PLAN " + sql, params))  # type: ignore[arg-type]
+
+    assert "SEARCH t " not in plan(count_sql, count_params)  # (t: the threads)
+    assert "SCAN t " not in plan(count_sql, count_params)
+    assert "threads_by_date" in plan(list_sql, list_params)
+    assert "TEMP B-TREE" not in plan(list_sql, list_params)
+    assert query.words_only
+    assert not core_query(f"{word} is:starred", NOW).words_only  # (a state: the threads are read)

@@ -41,6 +41,13 @@ MATCHED = "t.rowid IN (SELECT rowid FROM search WHERE search MATCH :fts)"
 """The threads the full-text index matches: a thread's row in the index has the thread's rowid, so the index alone
 answers (asking for ``thread_id`` read each match's stored text: 4-10 times slower at a million messages)."""
 
+
+def walking_dates(where: str) -> str:
+    """``where`` with the index's matches tested as the threads go by, not looked up one by one: with the newest
+    first, SQLite then walks the date index and stops at the page's last row, instead of reading every match's
+    thread and sorting them (a common word at a million messages: 11 ms against 113; no match: 41 against 3)."""
+    return where.replace("t.rowid IN (SELECT rowid FROM search", "+t.rowid IN (SELECT rowid FROM search")
+
 DayReader = Callable[[str], datetime]
 """Reads the value of ``before:``/``after:`` as the moment it starts; raises ``ValueError`` if it cannot."""
 
@@ -136,6 +143,11 @@ class SearchQuery:
     def reads_words(self) -> bool:
         """Whether the full-text index is read (a search that takes a while in a big mailbox)."""
         return any(t.kind in FTS_KINDS for t in self.terms)
+
+    @property
+    def words_only(self) -> bool:
+        """Whether the full-text index alone answers this (every clause words, none turned round)."""
+        return bool(self.clauses) and all(self._matched(clause) for clause in self.clauses)
 
     def _matched(self, clause: Sequence[Term]) -> bool:
         """Whether a clause is one FTS5 expression: words alone, none turned round."""

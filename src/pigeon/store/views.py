@@ -15,7 +15,7 @@ from typing import Any
 from pigeon.sqlite import MEMORY, Database, Params, connect
 from pigeon.store.cache import iso
 from pigeon.store.predicates import DONE, LABEL_VIEW, MUTED, SNOOZED, SORTS, UNREAD, VIEW_CONDITIONS, VIEWS
-from pigeon.store.search import SearchQuery, parse_query
+from pigeon.store.search import SearchQuery, parse_query, walking_dates
 
 # SQLite's page cache, per connection, smaller than its default: in a big mailbox the counting connection's scans
 # filled the default and the list's reads most of theirs, while with these sizes the counts take the same time (the
@@ -124,6 +124,10 @@ class ViewStore(Database):
     ) -> int:
         """How many threads a view holds (of ``among`` alone, if given: a lookup by id each)."""
         parsed = parse_query(query) if isinstance(query, str) else query
+        if view == "all" and parsed is not None and parsed.words_only and inbox_id is None and among is None:
+            # Every thread is in all mail, and each has one row in the index: the index counts alone (reading each
+            # match's thread took 0.1-1 s at a million messages).
+            return int(self.rows("SELECT COUNT(*) FROM search WHERE search MATCH ?", (parsed.fts(),))[0][0])
         where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
         if among is not None:  # (one parameter for any number of ids: a select-all may name 100,000)
             where = f"t.id IN (SELECT value FROM json_each(:among)) AND ({where})"
@@ -157,6 +161,8 @@ class ViewStore(Database):
         order = SORTS.get(sort)
         if order is None:
             raise ValueError(f"unknown sort {sort!r}; sorts are {', '.join(SORTS)}")
+        if sort == "date":  # (its order is an index's: threads_by_date)
+            where = walking_dates(where)
         sql = (
             "SELECT t.*, tr.read_upto, tr.starred, tr.done_upto, tr.snoozed_until, tr.snooze_upto, tr.muted, "
             "(SELECT group_concat(label, char(31)) FROM labels l WHERE l.thread_id = t.id) AS label_list, "
