@@ -370,7 +370,7 @@ def test_the_loopback_report_says_which_of_issue_16s_targets_are_met() -> None:
     "script",
     [
         *("run.py", "side_by_side.py", "loopback.py", "triage.py", "maildir.py", "conversation.py"),
-        *("network_sync.py", "frame_bytes.py", "typing_pace.py", "huge_thread.py", "start.py"),
+        *("network_sync.py", "frame_bytes.py", "typing_pace.py", "huge_thread.py", "start.py", "million.py"),
     ],
 )
 def test_each_bench_runs_as_the_script_its_docstring_shows(script: str) -> None:
@@ -486,3 +486,45 @@ def test_the_start_bench_times_the_empty_app_and_the_demo_and_says_what_it_misse
     verdict = "met" if shown["first"] <= 1.0 else "missed"
     row = f"{shown['first'] * 1000:,.0f} ms"
     assert f"`uv run pigeon demo` to its first row: {row} (target 1,000 ms: {verdict})" in text
+
+
+def test_the_million_bench_types_a_search_finds_its_results_and_reports_beside_notmuch(
+    tiny: tuple[Path, str], tmp_path: Path
+) -> None:
+    import random
+    import sqlite3
+
+    from bench.maildir import export
+    from bench.million import PRESSES, Mailbox, block, newest_match, pigeon_run
+
+    path, _ = tiny
+    store = tmp_path / "app" / "store" / "default.sqlite3"
+    store.parent.mkdir(parents=True)
+    direct_fill(path, store)
+    with sqlite3.connect(store) as conn:
+        messages = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+        subject = conn.execute("SELECT subject FROM threads ORDER BY last_message_at LIMIT 1").fetchone()[0]
+    word = next(w for w in subject.lower().split() if len(w) > 4 and w.isalpha())  # (a word of the oldest thread)
+    assert newest_match(store, word)
+    run = pigeon_run(store, {word: newest_match(store, word)}, tmp_path / "home", random.Random(1))
+    assert run["first_row"] > 0
+    assert run["open"] > 0
+    assert run["rss_mib"] > 0
+    assert len(run["j"]) == PRESSES
+    assert len(run["search_keys"]) == len(word) - 1  # each letter but the last, timed to its own frame
+    assert len(run["search_results"]) == 1  # the last letter, timed to the results shown
+    export(store, tmp_path / "maildir")
+    box = Mailbox(
+        30, store, tmp_path / "maildir", tmp_path / "notmuch-config", {"messages": messages, "notmuch_new_s": 3.0}
+    )
+    notmuch = {"search": [0.02, 0.03], "count": [0.01, 0.02]}
+    text = block(box, {"big": [run], "small": [run], "notmuch": [notmuch]}, (0.5, 0.7), "bench")
+    assert text.startswith("`bench` (")
+    assert "load 0.50 before, 0.70 after" in text
+    assert f"30 threads, {messages:,} messages, 1 run," in text
+    assert "| `notmuch search --limit=50` | 25.0 ms | 30.0 ms |" in text
+    assert "| Pigeon's store (with its search index) |" in text
+    assert "| the Maildir |" in text
+    assert "`notmuch new` indexed the Maildir in 3 s." in text
+    verdict = "met" if run["rss_mib"] <= 100 else "missed"
+    assert f"| peak memory | {run['rss_mib']:.1f} MiB |  | {run['rss_mib']:.1f} MiB | 100 MiB: {verdict} |" in text
