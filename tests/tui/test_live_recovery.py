@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -144,3 +145,30 @@ async def test_a_failing_service_is_said_once_while_the_checks_go_on(service: Se
         switch.broken = False
         threads = screen.query_one(ThreadList)
         await settle(pilot, app, lambda: len(threads.source) > 0 and screen.check_delay == 0.3, within=30)
+
+
+async def test_mail_a_run_left_unindexed_is_found_by_a_search_after_a_start_without_the_service(
+    service: Service, tmp_path: Path
+) -> None:
+    from pigeon.store.mailstore import MailStore
+    from pigeon.store.sync import sync
+
+    path = tmp_path / "store.sqlite3"
+    store = MailStore(path)
+    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=service.app))
+    async with PigeonClient(BASE, service.alice.token, http_client=http) as client:
+        await sync(client, store)  # rows and messages stored; the run ended before their words were indexed
+    subject = store.list_threads("all", limit=1)[0].subject
+    word = next(w for w in subject.split() if w.isalpha() and len(w) > 3)
+    assert store.pending_index() > 0
+    assert store.count("all", word) == 0
+    store.close()
+    dead = PigeonClient("http://127.0.0.1:9", service.alice.token, max_retries=0, timeout=2)
+    app = make_app(load_config(base_url=BASE), client=dead, clock=frozen_clock, store=MailStore(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = on_screen(app, MainScreen)
+        await pilot.press("slash", *word)  # typed at once, while the words may still be going in
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: screen.offline and f'matching "{word}"' in screen.threads.status)
+        await settle(pilot, app, lambda: any(word in threads.source.row(i).subject for i in range(len(threads.source))))
+    assert MailStore(path).pending_index() == 0

@@ -124,7 +124,6 @@ class MailCore(Session):
         if not self.inboxes:  # a sync that finished first has the fresher list
             self.inboxes = inboxes
         await self.learn_stored_contacts()
-        self._index_behind()  # what the last run stored and did not index before it ended: now, offline too
 
     async def learn_stored_contacts(self) -> None:
         """Remember the contacts the store has met (none known replaced): the reader names recipients by them."""
@@ -150,12 +149,13 @@ class MailCore(Session):
             self.messages.pop(thread_id, None)
             self._opened.pop(thread_id, None)
             self._unreadable.pop(thread_id, None)
-        indexing = self._index_behind()
+        indexing = self.index_behind()
         if index_now:
             await indexing
         return report
 
-    def _index_behind(self) -> asyncio.Task[int]:  # the stored text not yet in the search index goes in, behind
+    def index_behind(self) -> asyncio.Task[int]:
+        """Put the stored text not yet in the search index into it, in the background (at start: offline too)."""
         if self._indexing is None or self._indexing.done():
             self._indexing = asyncio.create_task(index_stored(self.store), name="search-index")
         return self._indexing

@@ -292,17 +292,17 @@ class CacheStore(Database):
         returns how many were indexed (0: none is left)."""
         from pigeon.models import Message
 
-        pending = self.rows("SELECT rowid, id, subject, who FROM threads WHERE indexed = 0 LIMIT ?", (limit,))
-        if not pending:
-            return 0
-        texts: dict[str, list[str]] = {}
-        for r in self.rows(
-            "SELECT thread_id, data FROM messages WHERE thread_id IN (SELECT value FROM json_each(?)) "
-            "ORDER BY thread_id, position",
-            (json.dumps([p["id"] for p in pending]),),
-        ):
-            texts.setdefault(r["thread_id"], []).append(r["data"])
-        with self.transaction() as conn:
+        with self.transaction() as conn:  # (read in it too: a sync storing a thread meanwhile waits, not lost)
+            pending = conn.execute(
+                "SELECT rowid, id, subject, who FROM threads WHERE indexed = 0 LIMIT ?", (limit,)
+            ).fetchall()
+            texts: dict[str, list[str]] = {}
+            for r in conn.execute(
+                "SELECT thread_id, data FROM messages WHERE thread_id IN (SELECT value FROM json_each(?)) "
+                "ORDER BY thread_id, position",
+                (json.dumps([p["id"] for p in pending]),),
+            ):
+                texts.setdefault(r["thread_id"], []).append(r["data"])
             for p in pending:
                 messages = list(readable(Message, texts.get(p["id"], [])))
                 recipients = " ".join(r.raw_address or "" for m in messages for r in m.recipients)

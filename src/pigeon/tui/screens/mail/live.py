@@ -167,6 +167,12 @@ class LivePart(Part):
             self._started = True
             self.run(self._start_live, group="live", description="starting live updates", exclusive=True)
 
+    def index_behind(self) -> None:
+        """Index what the store holds unindexed (what the last run stored and did not index before it ended), with
+        or without the service; a word search shown meanwhile runs again after."""
+        self.core.index_behind()
+        self.run(self._index_filled, group="index", description="filling the search index", exclusive=True)
+
     async def _index_filled(self) -> None:
         """Once the text of new mail is in the search index, a word search shown meanwhile is run again."""
         await self.core.indexed()

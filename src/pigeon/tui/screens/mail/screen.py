@@ -102,6 +102,7 @@ class MainScreen(ReportsFailures, Screen[None]):
     @work(group="saved", exit_on_error=False, description="reading saved inboxes and contacts")
     async def load_saved(self) -> None:
         await self.core.load_saved()
+        self.live.index_behind()
         if not self.live.synced:  # (a sync that finished first has shown the fresher list)
             self.threads.refresh_sidebar()
         await asyncio.to_thread(load_readers)
