@@ -1,4 +1,4 @@
-"""A million messages: Pigeon's start, keys, search and memory on 15 years' worth of mail, beside notmuch on the
+"""A million messages: Pigeon's start, keys, search and memory on a heavy user's mailbox, beside notmuch on the
 same mail, and Pigeon at 1,000 threads in the same run.
 
     uv run python bench/million.py [--threads 330000] [--runs 3] [--write]

@@ -38,14 +38,15 @@ MAX_QUERY_LENGTH = 2000
 page held the app), and no search needs more."""
 FTS_KINDS = {"word", "column"}
 MATCHED = "t.rowid IN (SELECT rowid FROM search WHERE search MATCH :fts)"
-"""The threads the full-text index matches: a thread's row in the index has the thread's rowid, so the index alone
-answers (asking for ``thread_id`` read each match's stored text: 4-10 times slower at a million messages)."""
+"""The threads the full-text index matches: a thread's row in the index has the thread's rowid (threads are never
+deleted, nor the store vacuumed, so rowids stay), and the index alone answers; asking for its ``thread_id`` column
+read each match's stored text (docs/performance.md)."""
 
 
 def walking_dates(where: str) -> str:
     """``where`` with the index's matches tested as the threads go by, not looked up one by one: with the newest
     first, SQLite then walks the date index and stops at the page's last row, instead of reading every match's
-    thread and sorting them (a common word at a million messages: 11 ms against 113; no match: 41 against 3)."""
+    thread and sorting them (a word that matches nothing walks the whole index: docs/performance.md)."""
     return where.replace("t.rowid IN (SELECT rowid FROM search", "+t.rowid IN (SELECT rowid FROM search")
 
 DayReader = Callable[[str], datetime]

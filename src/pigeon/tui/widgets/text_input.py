@@ -1,10 +1,9 @@
 """Pigeon's one-line text field: Textual's ``Input`` whose typing lays out nothing but the field itself.
 
 Textual's ``Input`` sets its virtual size (the text's width) on every change of its value, and a change of a
-widget's virtual size asks for a layout of the whole screen: every pane measured and drawn whole again for each
-letter typed (about 30 ms a letter on the mail screen). A field of a fixed size scrolls its text within itself, so
-here the virtual size only repaints the field. A field sized by its content (``width: auto``) still asks for the
-layout: ``Input`` does that itself for such a field.
+widget's virtual size asks for a layout of the whole screen: every pane measured again for each letter typed
+(docs/fast-path.md). A field of a fixed size scrolls its text within itself, so here the virtual size only repaints
+the field. A field sized by its content (``width: auto``) still asks for the layout: ``Input`` does that itself.
 """
 
 from __future__ import annotations
