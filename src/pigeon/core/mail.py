@@ -168,7 +168,7 @@ class MailCore(Session):
     async def indexed(self) -> None:
         """Return once the search index holds the text of everything stored so far (at once if it does)."""
         while self._indexing is not None and not self._indexing.done():
-            await asyncio.gather(self._indexing, return_exceptions=True)  # (a later sync may start another)
+            await asyncio.wait([self._indexing])  # (a waiter cancelled leaves the indexing be, unlike gather)
 
     def resolve_threads(self, given: Sequence[str]) -> list[str]:
         """Thread ids from whole ids or prefixes naming one stored thread (as git's); UnknownThread, saying which."""
