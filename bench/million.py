@@ -175,7 +175,7 @@ def notmuch_run(box: Mailbox, words: tuple[str, ...]) -> dict[str, list[float]]:
 def measure(box: Mailbox, small: Path, runs: int) -> dict[str, Any]:
     pace = random.Random(7)  # noqa: S311  (pauses between keys, not security)
     words = {word: newest_match(box.store, word) for word in WORDS}
-    small_words = {word: newest_match(small, word) for word in WORDS if newest_match(small, word)}
+    small_words = {word: match for word in WORDS if (match := newest_match(small, word))}
     home = Path(tempfile.mkdtemp(prefix="pigeon-bench-million-"))
     found: dict[str, list[dict[str, Any]]] = {"big": [], "small": [], "notmuch": []}
     try:

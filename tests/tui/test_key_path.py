@@ -52,6 +52,29 @@ def lines_asked() -> Iterator[list[tuple[str, int]]]:
         yield asked
 
 
+@contextmanager
+def frames_drawn(screen: MainScreen) -> Iterator[list[tuple[bool, set[str]]]]:
+    """The screen's frames meanwhile: whether ``draw_key`` drew each, and the widgets each drew."""
+    frames: list[tuple[bool, set[str]]] = []
+    drawing_key = False
+    original_refresh, original_draw = screen._compositor_refresh, screen.frames.draw_key
+
+    def refresh() -> None:
+        frames.append((drawing_key, {type(widget).__name__ for widget in screen._dirty_widgets}))
+        original_refresh()
+
+    def draw_key(*widgets: Widget) -> None:
+        nonlocal drawing_key
+        drawing_key = True
+        try:
+            original_draw(*widgets)
+        finally:
+            drawing_key = False
+
+    with patch.object(screen, "_compositor_refresh", refresh), patch.object(screen.frames, "draw_key", draw_key):
+        yield frames
+
+
 def update_text(compositor: TextualCompositor, regions: list[Region], renders: object) -> str:
     """What a partial update of ``regions`` writes to the terminal, with ``renders`` as the compositor's way of
     asking widgets for their lines."""
@@ -188,34 +211,15 @@ async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chai
     app = scene_app()
     async with app.run_test(size=SIZE) as pilot:
         screen, threads, _ = await mail_screen(pilot)
-        frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
-        drawing_key = False
-        original_refresh, original_draw = screen._compositor_refresh, screen.frames.draw_key
         chains = 0
         chain = type(screen)._binding_chain
-
-        def refresh() -> None:
-            frames.append((drawing_key, {type(widget).__name__ for widget in screen._dirty_widgets}))
-            original_refresh()
-
-        def draw_key(widget: Widget) -> None:
-            nonlocal drawing_key
-            drawing_key = True
-            try:
-                original_draw(widget)
-            finally:
-                drawing_key = False
 
         def counted(self: MainScreen):  # type: ignore[no-untyped-def]
             nonlocal chains
             chains += 1
             return chain.fget(self)  # type: ignore[attr-defined]
 
-        with (
-            patch.object(screen, "_compositor_refresh", refresh),
-            patch.object(screen.frames, "draw_key", draw_key),
-            patch.object(type(screen), "_binding_chain", property(counted)),
-        ):
+        with frames_drawn(screen) as frames, patch.object(type(screen), "_binding_chain", property(counted)):
             await pilot.press("j")
             assert frames == [(True, {"ThreadList"})]  # drawn before the key's other work, in the key's turn
             assert chains == 1  # not once with priority and once without
@@ -582,36 +586,15 @@ async def test_a_letter_typed_into_the_search_lays_nothing_out_and_shows_the_sea
         await settle(pilot)
         box = screen.query_one("#filter", TextInput)
         assert box.has_focus
-        frames: list[tuple[bool, set[str]]] = []  # (drawn by draw_key, the widgets drawn)
-        drawing_key = False
-        original_refresh, original_draw = screen._compositor_refresh, screen.frames.draw_key
-
         layouts = 0
         original_layout = screen._refresh_layout
-
-        def refresh() -> None:
-            frames.append((drawing_key, {type(widget).__name__ for widget in screen._dirty_widgets}))
-            original_refresh()
 
         def layout(*args: object, **kwargs: object) -> None:
             nonlocal layouts
             layouts += 1
             original_layout(*args, **kwargs)  # type: ignore[arg-type]
 
-        def draw_key(*widgets: Widget) -> None:
-            nonlocal drawing_key
-            drawing_key = True
-            try:
-                original_draw(*widgets)
-            finally:
-                drawing_key = False
-
-        with (
-            lines_asked() as asked,
-            patch.object(screen, "_compositor_refresh", refresh),
-            patch.object(screen.frames, "draw_key", draw_key),
-            patch.object(screen, "_refresh_layout", layout),
-        ):
+        with lines_asked() as asked, frames_drawn(screen) as frames, patch.object(screen, "_refresh_layout", layout):
             await pilot.press("b")
             await until(pilot, lambda: "Searching" in screen.threads.status)
             await until(pilot, lambda: any(by_key for by_key, _ in frames))

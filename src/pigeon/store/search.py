@@ -37,17 +37,21 @@ MAX_QUERY_LENGTH = 2000
 """The most characters one search takes: ``shlex`` reads a long word in time that grows with its square (a pasted
 page held the app), and no search needs more."""
 FTS_KINDS = {"word", "column"}
-MATCHED = "t.rowid IN (SELECT rowid FROM search WHERE search MATCH :fts)"
-"""The threads the full-text index matches: a thread's row in the index has the thread's rowid (threads are never
-deleted, nor the store vacuumed, so rowids stay), and the index alone answers; asking for its ``thread_id`` column
-read each match's stored text (docs/performance.md)."""
+_MATCHES = "t.rowid IN (SELECT rowid FROM search WHERE search MATCH "
+
+
+def matched(key: str) -> str:
+    """The threads the full-text index matches for the parameter ``key``: a thread's row in the index has the
+    thread's rowid (threads are never deleted, nor the store vacuumed, so rowids stay), and the index alone answers;
+    asking for its ``thread_id`` column read each match's stored text (docs/performance.md)."""
+    return f"{_MATCHES}:{key})"
 
 
 def walking_dates(where: str) -> str:
-    """``where`` with the index's matches tested as the threads go by, not looked up one by one: with the newest
-    first, SQLite then walks the date index and stops at the page's last row, instead of reading every match's
-    thread and sorting them (a word that matches nothing walks the whole index: docs/performance.md)."""
-    return where.replace("t.rowid IN (SELECT rowid FROM search", "+t.rowid IN (SELECT rowid FROM search")
+    """``where`` with the index's matches (:func:`matched`) tested as the threads go by, not looked up one by one:
+    with the newest first, SQLite then walks the date index and stops at the page's last row, instead of reading
+    every match's thread and sorting them (a word that matches nothing walks the whole index: docs/performance.md)."""
+    return where.replace(_MATCHES, "+" + _MATCHES)
 
 DayReader = Callable[[str], datetime]
 """Reads the value of ``before:``/``after:`` as the moment it starts; raises ``ValueError`` if it cannot."""
@@ -94,7 +98,7 @@ class Term:
         key = f"q{len(params)}"
         if self.kind in FTS_KINDS:
             params[key] = self.match()
-            sql = f"t.rowid IN (SELECT rowid FROM search WHERE search MATCH :{key})"  # (see MATCHED)
+            sql = matched(key)
         elif self.kind == "state":
             sql = STATES[self.value]
         elif self.kind == "view":
@@ -169,7 +173,7 @@ class SearchQuery:
         params: dict[str, Any] = {}
         fts = self.fts()
         if fts:
-            parts.append(MATCHED)
+            parts.append(matched("fts"))
             params["fts"] = fts
         for clause in self.clauses:
             if not self._matched(clause):
