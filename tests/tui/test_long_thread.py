@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from unittest.mock import patch
 
 from textual.pilot import Pilot
 
+from pigeon.core.paged import PAGE, PagedMessages
 from pigeon.models import Message, Thread
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.mail.reading import LOADING_DELAY
@@ -85,6 +86,8 @@ async def test_a_long_thread_lays_out_only_the_messages_around_the_cursor(servic
             assert current(reader) in in_view(reader)
             bound = (SCREENS_ABOVE + SCREENS_BELOW + 1) * height
             assert len(reader.text.splitlines()) < bound + 10
+            assert isinstance(reader.messages, PagedMessages)  # read from the store a page at a time: the pages
+            assert reader.messages.pages_read < LONG // PAGE // 2  # of the messages laid out, not the thread's
             laid_out.clear()
             await pilot.press("n")  # the next message: a few laid out where the window moved, not the thread again
             await settle(pilot, app)
@@ -136,7 +139,7 @@ async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: 
 class SlowReads:
     """The store slow to give one thread (thousands of messages to read) until ``gate`` is set."""
 
-    def __init__(self, read: Callable[[Any, str], Awaitable[tuple[Thread | None, list[Message]]]]) -> None:
+    def __init__(self, read: Callable[[Any, str], Awaitable[tuple[Thread | None, Sequence[Message]]]]) -> None:
         self.read = read
         self.held = ""  # the thread held
         self.started = asyncio.Event()  # its read began
@@ -149,7 +152,7 @@ def slow_reads() -> Iterator[SlowReads]:
 
     reads = SlowReads(MailCore.stored_thread)
 
-    async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, list[Message]]:
+    async def slow(core: MailCore, thread_id: str) -> tuple[Thread | None, Sequence[Message]]:
         if thread_id == reads.held:
             reads.started.set()
             await reads.gate.wait()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from pigeon.cli.common import core_of
@@ -36,7 +37,7 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
         except UnknownThread as exc:
             raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
 
-    async def prepare() -> tuple[Thread | None, list[Message]]:
+    async def prepare() -> tuple[Thread | None, Sequence[Message]]:
         await core.load_saved()
         return await core.stored_thread(thread_id) if thread_id else (None, [])
 
@@ -52,7 +53,7 @@ def cmd_compose(args: argparse.Namespace, out: TextIO) -> int:
     return _edit_then_send(drafts, draft, out, ask=_asks(drafts, args))
 
 
-def _message_of(messages: list[Message], given: str | None) -> str | None:
+def _message_of(messages: Sequence[Message], given: str | None) -> str | None:
     """The id of the thread's message ``given`` names (whole, or a unique beginning); ``None`` when not given."""
     if given is None:
         return None

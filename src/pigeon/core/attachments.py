@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,17 +27,14 @@ _EXTENSION = re.compile(r"\.[^.\s]{1,32}[.\s]*\Z")
 
 def is_attachment(block: ContentBlock) -> bool:
     """A block shown as an attachment: one with a filename, or a MIME type that is not text."""
-    if block.filename:
-        return True
-    mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
-    return not (mime.startswith("text/") or mime in {"", "application/json"})
+    return block.attached
 
 
 def sequence_of(block: ContentBlock) -> int:
     return block.sequence if block.sequence is not None else 1 << 30
 
 
-def attachments_of(messages: list[Message]) -> list[tuple[Message, ContentBlock]]:
+def attachments_of(messages: Iterable[Message]) -> list[tuple[Message, ContentBlock]]:
     """Every attachment of a thread's messages, in the order the reader shows them."""
     return [(m, b) for m in messages for b in sorted(m.content_blocks, key=sequence_of) if is_attachment(b)]
 

@@ -5,25 +5,44 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from pigeon.models import Message, Thread
+    from pigeon.models import Thread
 
 
-def tree_order(messages: Sequence[Message]) -> list[tuple[Message, int]]:
+class Head(Protocol):
+    """What a thread's shape and what is new in it need of a message: a message, or its stored outline."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def parent_id(self) -> str | None: ...
+
+    @property
+    def direction(self) -> object: ...
+
+    @property
+    def created_at(self) -> datetime | None: ...
+
+
+H = TypeVar("H", bound=Head)
+
+
+def tree_order(messages: Sequence[H]) -> list[tuple[H, int]]:
     """The messages with their reply depth, each followed by its replies (oldest first, as the messages come);
     a message whose parent is not in the thread stays where its time puts it. A loop of parents is cut."""
     ids = {m.id for m in messages if m.id}
-    children: dict[str, list[Message]] = {}
-    roots: list[Message] = []
+    children: dict[str, list[H]] = {}
+    roots: list[H] = []
     for message in messages:
         parent = message.parent_id
         if parent and parent in ids and parent != message.id:
             children.setdefault(parent, []).append(message)
         else:
             roots.append(message)
-    order: list[tuple[Message, int]] = []
+    order: list[tuple[H, int]] = []
     placed: set[int] = set()
     for root in roots:
         stack = [(root, 0)]
@@ -50,7 +69,7 @@ def last_read(local: datetime | None, thread: Thread | None) -> datetime | None:
     return max(moments) if moments else None
 
 
-def is_new(message: Message, read_at: datetime | None) -> bool:
+def is_new(message: Head, read_at: datetime | None) -> bool:
     """A message someone else sent after the user last read the thread (never read: every such message)."""
     from pigeon.models import MessageDirection
 
@@ -61,12 +80,12 @@ def is_new(message: Message, read_at: datetime | None) -> bool:
     return message.created_at is None or message.created_at > read_at
 
 
-def read_before(message: Message, read_at: datetime | None) -> bool:
+def read_before(message: Head, read_at: datetime | None) -> bool:
     """A message the reader folds on opening: the thread was read before, and this is not new since."""
     return read_at is not None and not is_new(message, read_at)
 
 
-def first_new(order: Sequence[Message], read_at: datetime | None) -> int:
+def first_new(order: Sequence[Head], read_at: datetime | None) -> int:
     """Where a thread opens: the first new message in ``order``; never read, the first; nothing new, the last."""
     if not order:
         return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,7 +73,7 @@ class HandOff:
         self,
         kind: Kind,
         thread: Thread | None,
-        messages: list[Message],
+        messages: Sequence[Message],
         inboxes: list[Inbox],
         contacts: dict[str, Contact],
         *,

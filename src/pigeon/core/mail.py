@@ -22,6 +22,7 @@ from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing, searched
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
+from pigeon.core.paged import latest_by_writer, loaded, stored_messages
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.core.unreadable import skipped_words, unreadable_words
 from pigeon.store.cache import UnknownThread
@@ -91,7 +92,7 @@ class MailCore(Session):
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.address_book = AddressBook(self)  # the contacts' addresses, found as a person types
-        self.messages: dict[str, list[Message]] = {}  # threads read whole, by id
+        self.messages: dict[str, Sequence[Message]] = {}  # threads read whole (long ones a page at a time), by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._unreadable: dict[str, list[Unreadable]] = {}  # threads' messages that could not be read, by thread
         self._indexing: asyncio.Task[int] | None = None
@@ -219,16 +220,16 @@ class MailCore(Session):
         if thread is not None and messages and whole >= (thread.message_count or 0):
             self.keep(thread_id, messages)
 
-    async def stored_thread(self, thread_id: str) -> tuple[Thread | None, list[Message]]:
+    async def stored_thread(self, thread_id: str) -> tuple[Thread | None, Sequence[Message]]:
         """The thread and the messages the store (or memory) holds."""
         thread, messages = self._opened.get(thread_id), self.messages.get(thread_id) or []
         if thread is None or not messages:  # one trip to a thread for what memory does not hold
             store, known = self.store, thread
 
-            def read() -> tuple[Thread | None, list[Message]]:
+            def read() -> tuple[Thread | None, Sequence[Message]]:
                 found = known or store.thread(thread_id)
                 self._unreadable[thread_id] = store.unreadable_in(thread_id)
-                return found, (messages or (store.messages(thread_id) if found is not None else []))
+                return found, (messages or (stored_messages(store, found) if found is not None else []))
 
             thread, messages = await asyncio.to_thread(read)
         if thread is not None:
@@ -240,14 +241,14 @@ class MailCore(Session):
         local = await asyncio.to_thread(self.store.read_upto, thread.id or "")
         return conversation.last_read(local, thread)
 
-    def keep(self, thread_id: str, messages: list[Message]) -> None:
+    def keep(self, thread_id: str, messages: Sequence[Message]) -> None:
         """Hold a thread's messages (all of them) and learn the contacts they carry."""
         self.learn(messages)
         self._hold(thread_id, messages)
 
-    def _hold(self, thread_id: str, messages: list[Message]) -> None:
+    def _hold(self, thread_id: str, messages: Sequence[Message]) -> None:
         """Keep a whole thread in memory, the most recent ``THREADS_HELD`` of them (previews add up)."""
-        self.messages.pop(thread_id, None)
+        self.messages.pop(thread_id, None)  # (then last in, so the most recent)
         self.messages[thread_id] = messages
         while len(self.messages) > THREADS_HELD:
             self.messages.pop(next(iter(self.messages)))
@@ -270,11 +271,10 @@ class MailCore(Session):
         return list(self._unreadable.get(thread_id, ()))
 
     def learn(self, messages: Sequence[Message]) -> None:
-        """Remember the contacts that messages carry (without replacing one already known)."""
-        for message in messages:
-            contact = message.sender.contact if message.sender else None
-            if contact is not None and contact.id and contact.id not in self.contacts:
-                self.contacts[contact.id] = contact
+        """Remember the contacts that messages carry (those read so far), none known replaced."""
+        for contact in (m.sender.contact for m in loaded(messages) if m.sender and m.sender.contact):
+            if contact.id:
+                self.contacts.setdefault(contact.id, contact)
 
     async def find_threads(self, words: str, limit: int) -> list[tuple[str, str, datetime | None, str]]:
         """Threads whose subject has these words, newest first: ``(id, subject, last message, who)``."""
@@ -356,7 +356,7 @@ class MailCore(Session):
             return
         self.contacts[contact.id] = contact
         for messages in self.messages.values():
-            for message in messages:
+            for message in loaded(messages):
                 if message.sender and message.sender.contact_id == contact.id:
                     message.sender.contact = contact
 
@@ -366,7 +366,7 @@ class MailCore(Session):
 
         owner = {p.contact_id for p in thread.participants if p.role == ParticipantRole.OWNER}
         people: dict[str, Contact] = {}
-        for message in reversed(messages):
+        for message in latest_by_writer(messages):
             contact_id = message.sender.contact_id if message.sender else None
             contact = self.contacts.get(contact_id or "") or (message.sender.contact if message.sender else None)
             if contact is not None and contact.id and contact.id not in owner:

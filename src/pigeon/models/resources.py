@@ -144,6 +144,17 @@ class ContentBlock(Resource):
     size: Integer | None = None
     metadata: Metadata | None = None
 
+    @property
+    def base_mime(self) -> str:
+        """The MIME type without its parameters, lower case; none given: text/plain."""
+        return (self.mime_type or "text/plain").split(";")[0].strip().lower()
+
+    @property
+    def attached(self) -> bool:
+        """Shown as an attachment: it has a filename, or a MIME type that is not text."""
+        mime = self.base_mime
+        return bool(self.filename) or not (mime.startswith("text/") or mime in {"", "application/json"})
+
 
 class Message(Resource):
     id: str | None = None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from pigeon.sqlite import Database
 from pigeon.store.owned import own_ids
+from pigeon.store.pages import outline_columns
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
@@ -249,8 +250,12 @@ class CacheStore(Database):
         self._note(conn, left_out)
         conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
         conn.executemany(
-            "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
-            [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
+            "INSERT OR REPLACE INTO messages (id, thread_id, position, data, parent_id, sender_id, direction, "
+            "created_at, attachments, html) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json(), *outline_columns(m))
+                for n, m in enumerate(messages)
+            ],
         )
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
@@ -343,6 +348,16 @@ class CacheStore(Database):
 
         rows = self.each("SELECT data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
         return list(one_contact_each(readable(Message, (r["data"] for r in rows))))
+
+    def keyed_messages(self, thread_id: str) -> list[tuple[str, Message]]:
+        """The thread's messages in their stored order, each with its row's key (unreadable rows left out)."""
+        from pigeon.models import Message
+
+        rows = self.each("SELECT id, data FROM messages WHERE thread_id = ? ORDER BY position", (thread_id,))
+        keyed = [(str(r["id"]), m) for r in rows for m in readable(Message, (r["data"],))]
+        for _ in one_contact_each(m for _, m in keyed):  # (it shares the writers' contacts as it goes)
+            pass
+        return keyed
 
     def put_contact(self, contact: Contact) -> None:
         """Keep the latest version of a contact (after an edit)."""

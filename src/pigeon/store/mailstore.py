@@ -18,6 +18,7 @@ from pigeon import locations
 from pigeon.sqlite import SchemaTooNew
 from pigeon.store.account import Account, AccountStore, OtherAccount
 from pigeon.store.cache import CacheStore, UnknownThread, iso
+from pigeon.store.pages import PagedStore
 from pigeon.store.predicates import SORTS, VIEWS
 from pigeon.store.schema import MIGRATIONS, SCHEMA_VERSION
 from pigeon.store.triage import Change, TriageStore, UndoStep
@@ -57,7 +58,7 @@ def store_path(profile: str) -> Path:
     return locations.data_dir() / "store" / f"{stem}.sqlite3"
 
 
-class MailStore(CacheStore, ViewStore, TriageStore, AccountStore):
+class MailStore(CacheStore, PagedStore, ViewStore, TriageStore, AccountStore):
     """The local store of one account. ``path`` may be ``":memory:"`` (``pigeon demo``, tests)."""
 
     def __init__(self, path: str | Path) -> None:

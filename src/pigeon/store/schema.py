@@ -118,7 +118,27 @@ _UNINDEXED_V6 = """
 CREATE INDEX threads_unindexed ON threads (indexed) WHERE indexed = 0;
 """
 
-MIGRATIONS: list[str] = [_SCHEMA_V1, _UNSETTLED_V2, _INDEX_BY_ROWID_V3, _UNREADABLE_V4, _ACCOUNT_V5, _UNINDEXED_V6]
+# Version 7: each message's outline beside its JSON (parent, sender, direction, time, how many attachments and HTML
+# blocks), so a long thread's shape is read without its messages, and its messages a page at a time. Rows written
+# before keep NULLs until their thread is stored again or read whole once (see ``store/pages.py``).
+_OUTLINE_V7 = """
+ALTER TABLE messages ADD COLUMN parent_id TEXT;
+ALTER TABLE messages ADD COLUMN sender_id TEXT;
+ALTER TABLE messages ADD COLUMN direction TEXT;
+ALTER TABLE messages ADD COLUMN created_at TEXT;
+ALTER TABLE messages ADD COLUMN attachments INTEGER;
+ALTER TABLE messages ADD COLUMN html INTEGER;
+"""
+
+MIGRATIONS: list[str] = [
+    _SCHEMA_V1,
+    _UNSETTLED_V2,
+    _INDEX_BY_ROWID_V3,
+    _UNREADABLE_V4,
+    _ACCOUNT_V5,
+    _UNINDEXED_V6,
+    _OUTLINE_V7,
+]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -20,6 +20,7 @@ from textual.widgets import Input
 
 from pigeon.core.attachments import attachments_of
 from pigeon.core.conversation import is_new, read_before
+from pigeon.core.paged import with_attachments
 from pigeon.tui.keys import bindings
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.text_input import TextInput
@@ -79,7 +80,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.thread: Thread | None = None
-        self.messages: list[Message] = []
+        self.messages: Sequence[Message] = []
         self.unreadable: Sequence[Unreadable] = ()
         self.contacts: dict[str, Contact] = {}
         self.show_quotes = False
@@ -103,19 +104,20 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     @property
     def attachments(self) -> list[tuple[Message, ContentBlock]]:
-        return attachments_of(self.messages)
+        return attachments_of(with_attachments(self.messages))
 
     @property
     def order(self) -> list[Message]:
         """The messages as shown: replies under what they answer."""
-        return [message for message, _ in self._view.order] if self._view else []
+        view = self._view
+        return [view.at(index) for index in range(len(view))] if view else []
 
     @property
     def current_message(self) -> Message | None:
         """The message under the message cursor: the one the reader's actions act on (reply, forward, attachments,
         links)."""
-        order = self._view.order if self._view else []
-        return order[min(self.cursor, len(order) - 1)][0] if order else None
+        view = self._view
+        return view.at(min(self.cursor, len(view) - 1)) if view else None
 
     @property
     def text(self) -> str:
@@ -129,7 +131,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def show(
         self,
         thread: Thread,
-        messages: list[Message],
+        messages: Sequence[Message],
         contacts: dict[str, Contact],
         *,
         progress: str = "",
@@ -180,7 +182,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self.move_to(0)
 
     def action_last_message(self) -> None:
-        self.move_to(len(self.order) - 1)
+        self.move_to(len(self._view) - 1 if self._view else 0)
 
     def action_scroll_home(self) -> None:
         if self._laid.first:  # the first message is beyond the laid-out window: go to it
@@ -195,8 +197,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             super().action_scroll_end()
 
     def action_first_new(self) -> None:
-        order = self.order
-        first = next((n for n, m in enumerate(order) if is_new(m, self.read_at)), None)
+        order = self._view.order if self._view else []
+        first = next((n for n, (m, _) in enumerate(order) if is_new(m, self.read_at)), None)
         if first is None:
             self.notify("Nothing new in this thread.", markup=False)
             return

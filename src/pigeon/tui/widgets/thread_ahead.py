@@ -46,7 +46,7 @@ def reopened(
 
 def lay_out_ahead(
     thread: Thread,
-    messages: list[Message],
+    messages: Sequence[Message],
     contacts: dict[str, Contact],
     *,
     unreadable: Sequence[Unreadable],

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.content import Content
 
-from pigeon.core.attachments import attachments_of, is_attachment, sequence_of
+from pigeon.core.attachments import is_attachment, sequence_of
 from pigeon.core.conversation import tree_order
+from pigeon.core.paged import PagedMessages, heads, with_html
 from pigeon.core.unreadable import unreadable_words
 from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean, clean_line
@@ -36,6 +37,7 @@ from pigeon.tui.render import (
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from pigeon.core.conversation import Head
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
 NEWLINE = Content("\n")
@@ -131,12 +133,14 @@ class Piece:
 
 
 class ThreadView:
-    """The thread's messages in tree order, and each one's lines (kept per width, fold, quotes, cursor, find)."""
+    """The thread's messages in tree order, and each one's lines (kept per width, fold, quotes, cursor, find). A
+    long thread's messages come a page at a time (``PagedMessages``): its shape is made from their outline, and a
+    message is read when it is laid out."""
 
     def __init__(
         self,
         thread: Thread,
-        messages: list[Message],
+        messages: Sequence[Message],
         contacts: dict[str, Contact],
         *,
         unreadable: Sequence[Unreadable] = (),
@@ -145,12 +149,14 @@ class ThreadView:
         self.messages = messages
         self.contacts = contacts
         self.unreadable = unreadable
-        self.order = tree_order(messages)
-        self.by_id = {m.id: m for m in messages if m.id}
-        places = {id(m): n for n, m in enumerate(messages)}
+        outline = heads(messages)
+        self.order: list[tuple[Head, int]] = tree_order(outline)
+        """Each message's head (the message, or its outline) and its reply depth, as shown."""
+        places = {id(m): n for n, m in enumerate(outline)}
+        self.by_id = {m.id: n for n, m in enumerate(outline) if m.id}
         self.keys = [m.id or f"#{places[id(m)]}" for m, _ in self.order]
         self.place = [places[id(m)] for m, _ in self.order]
-        self.attachment_numbers = {id(block): n for n, (_, block) in enumerate(attachments_of(messages), 1)}
+        self._first_attachment = _numbered_from(messages)
         self._footnotes: dict[int, tuple[str, int]] | None = None
         self.opening: tuple[datetime | None, frozenset[str], int] | None = None
         """Where it opens for a read time, worked out ahead: (read time, the keys folded, the cursor)."""
@@ -158,6 +164,10 @@ class ThreadView:
 
     def __len__(self) -> int:
         return len(self.order)
+
+    def at(self, index: int) -> Message:
+        """The ``index``-th message shown (read from the store, with its page, the first time when paged)."""
+        return self.messages[self.place[index]]
 
     def title(self, progress: str) -> list[Content]:
         lines = [
@@ -211,7 +221,7 @@ class ThreadView:
         self._pieces.clear()
 
     def _lay_out(self, index: int, width: int, folded: bool, show_quotes: bool, find: str) -> Piece:
-        message, depth = self.order[index]
+        message, depth = self.at(index), self.order[index][1]
         levels = indent_levels(width)
         shown_depth = min(depth, levels)
         indent = " " * (1 + INDENT * shown_depth)
@@ -222,7 +232,7 @@ class ThreadView:
             logical = [line.truncate(room, ellipsis=True) if line.cell_length > room else line]
         else:
             logical = [Content(""), Content.styled("─" * room, "$panel"), Content.assemble(deep, self.header(message))]
-            logical += self.message(message, show_quotes, room)
+            logical += self.message(message, show_quotes, room, place=self.place[index])
         pattern = finder(find)
         if pattern is not None:
             logical = [_highlight(row, pattern) for row in logical]
@@ -270,10 +280,11 @@ class ThreadView:
             header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
         return header
 
-    def message(self, message: Message, show_quotes: bool, width: int = 80) -> list[Content]:
-        """The lines of an unfolded message under its header (before wrapping)."""
+    def message(self, message: Message, show_quotes: bool, width: int = 80, *, place: int = 0) -> list[Content]:
+        """The lines of an unfolded message (the ``place``-th stored) under its header (before wrapping)."""
         lines: list[Content] = []
-        parent = self.by_id.get(message.parent_id) if message.parent_id else None
+        parent_place = self.by_id.get(message.parent_id) if message.parent_id else None
+        parent = self.messages[parent_place] if parent_place is not None else None
         if parent is not None and parent is not message:
             lines.append(
                 Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
@@ -294,8 +305,8 @@ class ThreadView:
             lines += [Content(""), Content.styled("(no text)", "dim")]
         if files:
             lines += [Content(""), Content.styled("Attachments (a to save, O to open)", "bold")]
-            for block in files:
-                number = self.attachment_numbers.get(id(block), 0)
+            for n, block in enumerate(files):
+                number = self._first_attachment[place] + n
                 lines.append(
                     Content.assemble(
                         Content.styled(f" {number} ", "reverse"),
@@ -313,7 +324,7 @@ class ThreadView:
         list numbers them), whatever order the messages are shown in."""
         if self._footnotes is None:
             self._footnotes, seen = {}, 0
-            for message in self.messages:
+            for message in with_html(self.messages):
                 for each in sorted(message.content_blocks, key=sequence_of):
                     if not is_attachment(each) and _mime(each) == "text/html":
                         text, numbered = footnoted(each.content or "", seen + 1)
@@ -342,8 +353,22 @@ class ThreadView:
         return out
 
 
+def _numbered_from(messages: Sequence[Message]) -> list[int]:
+    """The number of each stored message's first attachment (numbered across the thread from 1, as the
+    attachments list numbers them): from the outline when paged."""
+    if isinstance(messages, PagedMessages):
+        counts = [head.attachments for head in messages.outline]
+    else:
+        counts = [sum(1 for block in m.content_blocks if is_attachment(block)) for m in messages]
+    first, numbers = 1, []
+    for count in counts:
+        numbers.append(first)
+        first += count
+    return numbers
+
+
 def _mime(block: ContentBlock) -> str:
-    return (block.mime_type or "text/plain").split(";")[0].strip().lower()
+    return block.base_mime
 
 
 def _highlight(row: Content, pattern: re.Pattern[str]) -> Content:

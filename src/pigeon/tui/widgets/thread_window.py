@@ -96,13 +96,18 @@ def window(view: ThreadView, layout: Layout, *, stop: Callable[[], bool] = lambd
 
 
 def text_near(view: ThreadView, layout: Layout) -> int:
-    """The characters of the unfolded messages a window around the cursor can hold (what laying it out costs)."""
-    near = range(max(0, layout.cursor - WHOLE), min(len(view), layout.cursor + WHOLE))
+    """The characters of the unfolded messages a window around the cursor can hold (what laying it out costs): a
+    thread laid out whole, all of them; else as many messages as the window has lines (each takes one or more)."""
+    count, cursor, height = len(view), layout.cursor, layout.height
+    if count <= WHOLE:
+        near = range(count)
+    else:
+        near = range(max(0, cursor - SCREENS_ABOVE * height), min(count, cursor + SCREENS_BELOW * height + 1))
     return sum(
         len(block.content or "")
         for index in near
         if view.keys[index] not in layout.folded
-        for block in view.order[index][0].content_blocks
+        for block in view.at(index).content_blocks
     )
 
 

@@ -155,7 +155,7 @@ class HandOffPart(Part):
         shown = self._message()
         if shown is None:
             return
-        messages = list(reader.messages)
+        messages = reader.messages  # (a long thread's pages are read in the worker below, not here)
         links = await asyncio.to_thread(message_links, messages, shown)
         title = ""
         if not links:

@@ -9,7 +9,7 @@ changed threads), :attr:`active` / :attr:`open_id`. Up: :class:`ThreadOpened` (t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -177,7 +177,7 @@ class ReaderPart(Part):
 
         read_at = None
 
-        def show(messages: list[MailMessage], progress: str = "") -> None:
+        def show(messages: Sequence[MailMessage], progress: str = "") -> None:
             if thread is not None:
                 unreadable = core.unreadable_in(thread_id)
                 reader.show(thread, messages, core.contacts, progress=progress, unreadable=unreadable, read_at=read_at)

@@ -1,0 +1,124 @@
+"""A long thread read a page at a time: its outline is stored with its messages, opening it reads the outline and
+the pages it shows, and it reads and lays out as the same thread read whole does (order, depths, what is new,
+attachment and footnote numbers); a thread stored before outlines were is read whole once, then outlined."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from pigeon.core.attachments import attachments_of
+from pigeon.core.conversation import first_new
+from pigeon.core.paged import LONG, PAGE, UNREADABLE_TEXT, PagedMessages, stored_messages, with_attachments
+from pigeon.models import Contact, ContentBlock, Message, Sender, Thread
+from pigeon.store.mailstore import MailStore
+from pigeon.tui.widgets.thread_view import ThreadView
+from pigeon.tui.widgets.thread_window import Layout, assemble
+
+NOW = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+SIZE = LONG + 3 * PAGE + 7
+WRITERS = [Contact(id=f"c{n}", first_name=name, updated_at=NOW) for n, name in enumerate(["Ada", "Bob", "Cy"])]
+
+
+def message(n: int) -> Message:
+    blocks = [ContentBlock(type="CONTENT_TYPE_TEXT", mime_type="text/plain", content=f"Body {n} says hello.")]
+    if n % 97 == 5:  # now and then a file, and a page of HTML with a link: numbered across the thread
+        blocks.append(ContentBlock(filename=f"file-{n}.pdf", mime_type="application/pdf", content="x", size=1))
+    if n % 131 == 7:
+        blocks = [ContentBlock(mime_type="text/html", content=f'<p>See <a href="https://example.com/{n}">this</a></p>')]
+    writer = WRITERS[n % 3]
+    return Message(
+        id=f"m{n:04d}",
+        thread_id="t-long",
+        direction="MESSAGE_DIRECTION_OUTBOUND" if n % 10 == 3 else "MESSAGE_DIRECTION_INBOUND",
+        created_at=NOW + timedelta(minutes=n),
+        parent_id=f"m{(n - 1) // 2:04d}" if n else None,  # a reply tree, not a line
+        sender=Sender(contact_id=writer.id, contact=writer, raw_address=f"{writer.first_name}@example.com"),
+        content_blocks=blocks,
+    )
+
+
+def long_thread(tmp_path: Path) -> tuple[MailStore, Thread, list[Message]]:
+    store = MailStore(tmp_path / "store.sqlite3")
+    thread = Thread(id="t-long", subject="Long", message_count=SIZE)
+    store.put_threads([thread])
+    messages = [message(n) for n in range(SIZE)]
+    store.put_messages("t-long", messages, who="Ada, Bob, Cy", recipients="")
+    return store, thread, messages
+
+
+def test_a_long_thread_opens_from_its_outline_and_reads_only_the_pages_asked_for(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    paged = stored_messages(store, thread)
+    assert isinstance(paged, PagedMessages)
+    assert len(paged) == SIZE
+    view = ThreadView(thread, paged, {})
+    read_at = NOW + timedelta(minutes=SIZE - 20)
+    cursor = first_new([head for head, _ in view.order], read_at)
+    layout = Layout(100, frozenset(), cursor, True, height=40)
+    assemble(view, layout, "")
+    assert paged.pages_read <= 6  # the outline, and the pages about the cursor's window: not the thread
+    assert paged[SIZE - 1].id == messages[-1].id
+    assert paged[-1] is paged[SIZE - 1]  # a message read once is the same object after
+    assert [m.id for m in paged[PAGE - 2 : PAGE + 2]] == [m.id for m in messages[PAGE - 2 : PAGE + 2]]
+
+
+def test_a_paged_thread_reads_and_lays_out_as_the_whole_thread_does(tmp_path: Path) -> None:
+    store, thread, _ = long_thread(tmp_path)
+    paged, whole = stored_messages(store, thread), store.messages("t-long")
+    assert isinstance(paged, PagedMessages)
+    by_pages, read_whole = ThreadView(thread, paged, {}), ThreadView(thread, whole, {})
+    assert by_pages.keys == read_whole.keys
+    assert [depth for _, depth in by_pages.order] == [depth for _, depth in read_whole.order]
+    read_at = NOW + timedelta(minutes=SIZE // 2)
+    assert first_new([h for h, _ in by_pages.order], read_at) == first_new([m for m, _ in read_whole.order], read_at)
+    far = [n for n in range(SIZE) if n % 97 == 5 or n % 131 == 7][-4:]  # files and footnotes far into the thread
+    for cursor in (0, SIZE // 2, SIZE - 1, *(read_whole.keys.index(f"m{n:04d}") for n in far)):
+        layout = Layout(100, frozenset(), cursor, True, height=40)
+        assert assemble(by_pages, layout, "").texts == assemble(read_whole, layout, "").texts
+    files = [(m.id, b.filename) for m, b in attachments_of(with_attachments(paged))]
+    assert files == [(m.id, b.filename) for m, b in attachments_of(whole)]
+    assert len(files) == len([n for n in range(SIZE) if n % 97 == 5 and n % 131 != 7])
+
+
+def test_each_writer_is_held_once_across_pages(tmp_path: Path) -> None:
+    store, thread, _ = long_thread(tmp_path)
+    paged = stored_messages(store, thread)
+    writers = {id(m.sender.contact) for m in paged if m.sender and m.sender.contact}
+    assert len(writers) == len(WRITERS)
+
+
+def test_a_damaged_row_is_shown_in_its_place_and_the_rest_reads(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    with store.transaction() as conn:
+        conn.execute("UPDATE messages SET data = '{\"created_at\": 5' WHERE id = 'm0060'")
+    paged = stored_messages(store, thread)
+    assert isinstance(paged, PagedMessages)
+    damaged = paged[60]
+    assert damaged.id == "m0060"
+    assert damaged.content_blocks[0].content == UNREADABLE_TEXT
+    assert [m.id for m in paged[55:65]] == [m.id for m in messages[55:65]]
+    assert paged[61].content_blocks == messages[61].content_blocks
+
+
+def test_a_thread_stored_before_outlines_is_read_whole_once_then_outlined(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    with store.transaction() as conn:  # as a store of the version before keeps it
+        conn.execute("UPDATE messages SET parent_id = NULL, sender_id = NULL, direction = NULL, created_at = NULL")
+    assert store.outline("t-long") is None
+    first = stored_messages(store, thread)
+    assert not isinstance(first, PagedMessages)
+    assert [m.id for m in first] == [m.id for m in messages]
+    again = stored_messages(store, thread)
+    assert isinstance(again, PagedMessages)
+    assert [(h.id, h.parent_id, h.created_at) for h in again.outline] == [
+        (m.id, m.parent_id, m.created_at) for m in messages
+    ]
+
+
+def test_a_short_thread_is_read_whole(tmp_path: Path) -> None:
+    store = MailStore(tmp_path / "store.sqlite3")
+    thread = Thread(id="t-short", subject="Short", message_count=LONG)
+    store.put_threads([thread])
+    store.put_messages("t-short", [message(n) for n in range(LONG)], who="Ada", recipients="")
+    assert isinstance(stored_messages(store, thread), list)
