@@ -57,9 +57,12 @@ def test_a_long_thread_opens_from_its_outline_and_reads_only_the_pages_asked_for
     cursor = first_new([head for head, _ in view.order], read_at)
     layout = Layout(100, frozenset(), cursor, True, height=40)
     assemble(view, layout, "")
-    assert paged.pages_read <= 6  # the outline, and the pages about the cursor's window: not the thread
+    assert paged.reads <= 3  # the pages of the cursor's window, as shown: not the thread
     assert paged[SIZE - 1].id == messages[-1].id
     assert paged[-1] is paged[SIZE - 1]  # a message read once is the same object after
+    reads = paged.reads
+    assert paged[SIZE - 2].id == messages[-2].id
+    assert paged.reads == reads  # read with the page beside it
     assert [m.id for m in paged[PAGE - 2 : PAGE + 2]] == [m.id for m in messages[PAGE - 2 : PAGE + 2]]
 
 
@@ -104,7 +107,7 @@ def test_a_damaged_row_is_shown_in_its_place_and_the_rest_reads(tmp_path: Path) 
 def test_a_thread_stored_before_outlines_is_read_whole_once_then_outlined(tmp_path: Path) -> None:
     store, thread, messages = long_thread(tmp_path)
     with store.transaction() as conn:  # as a store of the version before keeps it
-        conn.execute("UPDATE messages SET parent_id = NULL, sender_id = NULL, direction = NULL, created_at = NULL")
+        conn.execute("DELETE FROM outlines")
     assert store.outline("t-long") is None
     first = stored_messages(store, thread)
     assert not isinstance(first, PagedMessages)
@@ -122,3 +125,4 @@ def test_a_short_thread_is_read_whole(tmp_path: Path) -> None:
     store.put_threads([thread])
     store.put_messages("t-short", [message(n) for n in range(LONG)], who="Ada", recipients="")
     assert isinstance(stored_messages(store, thread), list)
+    assert store.outline("t-short") is None  # (a short thread keeps no outline)

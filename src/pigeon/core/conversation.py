@@ -3,6 +3,7 @@ it (the later of the local read state and the service's read mark of the owner).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -33,28 +34,35 @@ H = TypeVar("H", bound=Head)
 def tree_order(messages: Sequence[H]) -> list[tuple[H, int]]:
     """The messages with their reply depth, each followed by its replies (oldest first, as the messages come);
     a message whose parent is not in the thread stays where its time puts it. A loop of parents is cut."""
+    return [(messages[place], depth) for place, depth in tree_places(messages)]
+
+
+def tree_places(messages: Sequence[Head]) -> list[tuple[int, int]]:
+    """:func:`tree_order` as each message's place in ``messages`` and its depth."""
     ids = {m.id for m in messages if m.id}
-    children: dict[str, list[H]] = {}
-    roots: list[H] = []
-    for message in messages:
+    children: dict[str, list[int]] = {}
+    roots: list[int] = []
+    for place, message in enumerate(messages):
         parent = message.parent_id
         if parent and parent in ids and parent != message.id:
-            children.setdefault(parent, []).append(message)
+            children.setdefault(parent, []).append(place)
         else:
-            roots.append(message)
-    order: list[tuple[H, int]] = []
-    placed: set[int] = set()
+            roots.append(place)
+    order: list[tuple[int, int]] = []
+    placed = [False] * len(messages)
     for root in roots:
         stack = [(root, 0)]
         while stack:
-            message, depth = stack.pop()
-            if id(message) in placed:
+            place, depth = stack.pop()
+            if placed[place]:
                 continue
-            placed.add(id(message))
-            order.append((message, depth))
-            stack.extend((reply, depth + 1) for reply in reversed(children.get(message.id or "", ())))
+            placed[place] = True
+            order.append((place, depth))
+            replies = children.get(messages[place].id or "")
+            if replies:
+                stack += [(reply, depth + 1) for reply in reversed(replies)]
     # Messages on a loop of parents (no root leads to them) keep their time order at the end.
-    order += [(m, 0) for m in messages if id(m) not in placed]
+    order += [(place, 0) for place, done in enumerate(placed) if not done]
     return order
 
 
@@ -71,13 +79,18 @@ def last_read(local: datetime | None, thread: Thread | None) -> datetime | None:
 
 def is_new(message: Head, read_at: datetime | None) -> bool:
     """A message someone else sent after the user last read the thread (never read: every such message)."""
-    from pigeon.models import MessageDirection
-
-    if message.direction == MessageDirection.OUTBOUND:
+    if message.direction == _outbound():
         return False  # what the user sent is read
     if read_at is None:
         return True
     return message.created_at is None or message.created_at > read_at
+
+
+@functools.cache
+def _outbound() -> str:
+    from pigeon.models import MessageDirection  # (the models load on first use)
+
+    return MessageDirection.OUTBOUND
 
 
 def read_before(message: Head, read_at: datetime | None) -> bool:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, overload
+
+from pigeon.store.pages import OUTLINED
 
 if TYPE_CHECKING:
     from pigeon.core.conversation import Head
@@ -18,20 +20,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pigeon.core")
 
-LONG = 500
+LONG = OUTLINED
 """Threads of more stored messages than this are read a page at a time."""
 PAGE = 50
 """Messages read from the store at once."""
+CHUNK = 500
+"""Messages asked for in one statement."""
 UNREADABLE_TEXT = "(This message could not be read from the store. The next sync writes it again.)"
 
 
 class PagedMessages(Sequence["Message"]):
-    """A thread's messages in stored order, each read (with its page) when first asked for; safe from any thread."""
+    """A thread's messages in stored order, each read when first asked for with others likely asked next (those
+    beside it, or a page of the thread as shown: :meth:`fetch`), and kept; safe from any thread."""
 
     def __init__(self, outline: list[Outline], read: Callable[[Sequence[str]], dict[str, str]]) -> None:
         self.outline = outline
+        self.reads = 0
+        """How many times messages were read from the store."""
         self._read = read
-        self._pages: dict[int, list[Message]] = {}
+        self._held: dict[int, Message] = {}
         self._lock = threading.Lock()
         self._writers: dict[tuple[str, object], Contact] = {}  # each writer's contact one object, as read whole
 
@@ -46,33 +53,40 @@ class PagedMessages(Sequence["Message"]):
 
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
         if isinstance(index, slice):
-            return [self[n] for n in range(*index.indices(len(self)))]
+            places = range(*index.indices(len(self)))
+            self.fetch(places)
+            return [self[n] for n in places]
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        page = index // PAGE
-        with self._lock:
-            messages = self._pages.get(page)
-            if messages is None:
-                messages = self._pages[page] = self._load(page)
-        return messages[index - page * PAGE]
+        found = self._held.get(index)
+        if found is None:
+            start = index - index % PAGE
+            self.fetch(range(start, min(start + PAGE, len(self))))
+            found = self._held[index]
+        return found
 
-    def loaded(self) -> Iterator[Message]:
+    def holds(self, index: int) -> bool:
+        return index in self._held
+
+    def fetch(self, places: Iterable[int]) -> None:
+        """Read the messages at these places not read yet, in one trip to the store."""
+        with self._lock:
+            missing = [n for n in places if n not in self._held]
+            if not missing:
+                return
+            texts: dict[str, str] = {}
+            for start in range(0, len(missing), CHUNK):  # (SQLite bounds the values a statement takes)
+                texts |= self._read([self.outline[n].id for n in missing[start : start + CHUNK]])
+            self.reads += 1
+            for n in missing:
+                self._held[n] = self._message(self.outline[n], texts.get(self.outline[n].id))
+
+    def loaded(self) -> list[Message]:
         """The messages read so far."""
         with self._lock:
-            pages = list(self._pages.values())
-        for page in pages:
-            yield from page
-
-    @property
-    def pages_read(self) -> int:
-        return len(self._pages)
-
-    def _load(self, page: int) -> list[Message]:
-        heads = self.outline[page * PAGE : (page + 1) * PAGE]
-        texts = self._read([head.id for head in heads])
-        return [self._message(head, texts.get(head.id)) for head in heads]
+            return list(self._held.values())
 
     def _message(self, head: Outline, text: str | None) -> Message:
         from pigeon.models import ContentBlock, Message

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from pigeon.sqlite import Database
 from pigeon.store.owned import own_ids
-from pigeon.store.pages import outline_columns
+from pigeon.store.pages import outline
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
@@ -250,13 +250,10 @@ class CacheStore(Database):
         self._note(conn, left_out)
         conn.execute("DELETE FROM messages WHERE thread_id = ?", (thread_id,))
         conn.executemany(
-            "INSERT OR REPLACE INTO messages (id, thread_id, position, data, parent_id, sender_id, direction, "
-            "created_at, attachments, html) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json(), *outline_columns(m))
-                for n, m in enumerate(messages)
-            ],
+            "INSERT OR REPLACE INTO messages (id, thread_id, position, data) VALUES (?, ?, ?, ?)",
+            [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
+        outline(conn, thread_id, [(m.id or f"{thread_id}:{n}", m) for n, m in enumerate(messages)])
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
             [(c.id, c.name, c.wire_json()) for c in self._contacts_to_write(messages, written)],

@@ -1,14 +1,17 @@
-"""A long thread read a page at a time: its outline (each message's id, parent, direction, time, and how many
-attachments and HTML blocks it has), read from columns without its JSON, and its messages by id, a page at once.
-The outline's columns are written with each message; a thread stored before they were gets them the first time
-it is read whole (:meth:`PagedStore.fill_outline`)."""
+"""A long thread read a page at a time: its outline (each message's key, parent, sender, direction, time, and how
+many attachments and HTML blocks it has), kept in a table of its own and read without the messages, and its
+messages by key, a page at once. A thread's outline is written with its messages when it is long; one stored
+before outlines were gets it the first time it is read whole (:meth:`PagedStore.fill_outline`)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pigeon.sqlite import Database
 
@@ -17,9 +20,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pigeon.store")
 
-OutlineColumns = tuple[str | None, str | None, str, str | None, int, int]
-"""A message's outline as stored: parent id, sender's contact id, direction, time (ISO), attachments, HTML
-blocks."""
+OUTLINED = 500
+"""Threads of more messages than this keep an outline, and are read a page at a time."""
 
 
 class Outline(NamedTuple):
@@ -36,62 +38,79 @@ class Outline(NamedTuple):
     html: int
 
 
-def outline_columns(message: Message) -> OutlineColumns:
-    """The outline columns of ``message``, written beside its JSON."""
-    blocks = message.content_blocks
-    direction = message.direction
-    return (
-        message.parent_id,
-        message.sender.contact_id if message.sender else None,
-        str(getattr(direction, "value", direction) or ""),
-        message.created_at.isoformat() if message.created_at else None,
-        sum(1 for block in blocks if block.attached),
-        sum(1 for block in blocks if not block.attached and block.base_mime == "text/html"),
-    )
+def outline(conn: sqlite3.Connection, thread_id: str, keyed: Sequence[tuple[str, Message]]) -> None:
+    """Write the outline of a thread just stored (its rows' keys and messages, in order): none if it is short."""
+    conn.execute("DELETE FROM outlines WHERE thread_id = ?", (thread_id,))
+    if len(keyed) <= OUTLINED:
+        return
+    columns: dict[str, list[object]] = {name: [] for name in _COLUMNS}
+    for key, message in keyed:
+        blocks, direction = message.content_blocks, message.direction
+        columns["id"].append(key)
+        columns["parent"].append(message.parent_id)
+        columns["sender"].append(message.sender.contact_id if message.sender else None)
+        columns["direction"].append(str(getattr(direction, "value", direction) or ""))
+        columns["at"].append(message.created_at.isoformat() if message.created_at else None)
+        columns["attachments"].append(sum(1 for block in blocks if block.attached))
+        columns["html"].append(sum(1 for block in blocks if not block.attached and block.base_mime == "text/html"))
+    conn.execute("INSERT INTO outlines (thread_id, data) VALUES (?, ?)", (thread_id, json.dumps(columns)))
+
+
+_COLUMNS = ("id", "parent", "sender", "direction", "at", "attachments", "html")
+
+
+@functools.cache
+def _reader() -> Callable[[str], list[list[Any]]]:
+    """What reads a stored outline into its columns, each one's type checked (the models load on first use)."""
+    from pydantic import BaseModel
+
+    from pigeon.models.resources import UTCDateTime
+
+    class Columns(BaseModel):
+        id: list[str]
+        parent: list[str | None]
+        sender: list[str | None]
+        direction: list[str]
+        at: list[UTCDateTime | None]
+        attachments: list[int]
+        html: list[int]
+
+    def read(text: str) -> list[list[Any]]:
+        columns = Columns.model_validate_json(text)
+        return [getattr(columns, name) for name in _COLUMNS]
+
+    return read
 
 
 class PagedStore(Database):
     """The store's side of reading a long thread a page at a time."""
 
     def outline(self, thread_id: str) -> list[Outline] | None:
-        """The thread's messages in their stored order, outlined; None if a row has no outline yet (or a damaged
-        one): then the thread is read whole."""
-        rows = self.rows(
-            "SELECT id, parent_id, sender_id, direction, created_at, attachments, html FROM messages "
-            "WHERE thread_id = ? ORDER BY position",
-            (thread_id,),
-        )
-        outline: list[Outline] = []
-        try:
-            for key, parent, sender, direction, created, attachments, html in rows:
-                if direction is None or not isinstance(attachments, int) or not isinstance(html, int):
-                    return None
-                if not all(isinstance(text, str | None) for text in (parent, sender, created)):
-                    return None
-                when = datetime.fromisoformat(created) if created else None
-                if when is not None and when.tzinfo is None:
-                    return None
-                outline.append(Outline(str(key), parent, sender, str(direction), when, attachments, html))
-        except (TypeError, ValueError):
-            log.warning("a stored outline of thread %s could not be read: it is read whole", thread_id)
+        """The thread's messages in their stored order, outlined; None if it has no outline (or a damaged one):
+        then it is read whole."""
+        from pydantic import ValidationError
+
+        row = self.row("SELECT data FROM outlines WHERE thread_id = ?", (thread_id,))
+        if row is None:
             return None
-        return outline
+        try:
+            lists = _reader()(row[0])  # (every column's type checked at once, its times made UTC)
+        except (ValidationError, ValueError, TypeError):
+            log.warning("the stored outline of a thread could not be read: it is read whole")
+            return None
+        if any(len(column) != len(lists[0]) for column in lists):
+            return None
+        return list(map(Outline, *lists))
 
     def page(self, thread_id: str, keys: Sequence[str]) -> dict[str, str]:
         """The stored JSON of the messages of ``thread_id`` with these ``keys`` (rows gone since are left out)."""
         marks = ", ".join("?" * len(keys))
-        rows = self.rows(
-            f"SELECT id, data FROM messages WHERE thread_id = ? AND id IN ({marks})",
-            (thread_id, *keys),
-        )
-        return {str(key): data for key, data in rows}
+        rows = self.rows(f"SELECT id, thread_id, data FROM messages WHERE id IN ({marks})", tuple(keys))
+        return {str(key): data for key, owner, data in rows if owner == thread_id}
 
     def fill_outline(self, thread_id: str, keyed: Sequence[tuple[str, Message]]) -> None:
-        """Write the outline of a thread stored before outlines were (its rows' keys and their messages)."""
+        """Outline a long thread stored before outlines were, from its rows' keys and messages as read whole (a
+        sync that stored it meanwhile wrote its own)."""
         with self._lock, self.transaction() as conn:
-            conn.executemany(
-                "UPDATE messages SET parent_id = ?, sender_id = ?, direction = ?, created_at = ?, attachments = ?, "
-                "html = ? "
-                "WHERE thread_id = ? AND id = ? AND direction IS NULL",
-                [(*outline_columns(message), thread_id, key) for key, message in keyed],
-            )
+            if conn.execute("SELECT 1 FROM outlines WHERE thread_id = ?", (thread_id,)).fetchone() is None:
+                outline(conn, thread_id, keyed)

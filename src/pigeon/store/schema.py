@@ -118,16 +118,14 @@ _UNINDEXED_V6 = """
 CREATE INDEX threads_unindexed ON threads (indexed) WHERE indexed = 0;
 """
 
-# Version 7: each message's outline beside its JSON (parent, sender, direction, time, how many attachments and HTML
-# blocks), so a long thread's shape is read without its messages, and its messages a page at a time. Rows written
-# before keep NULLs until their thread is stored again or read whole once (see ``store/pages.py``).
+# Version 7: a long thread's outline (each message's key, parent, sender, direction, time, how many attachments
+# and HTML blocks), one JSON record a thread, so its shape is read without its messages and its messages a page at
+# a time. A long thread stored before has none until it is stored again or read whole once (``store/pages.py``).
 _OUTLINE_V7 = """
-ALTER TABLE messages ADD COLUMN parent_id TEXT;
-ALTER TABLE messages ADD COLUMN sender_id TEXT;
-ALTER TABLE messages ADD COLUMN direction TEXT;
-ALTER TABLE messages ADD COLUMN created_at TEXT;
-ALTER TABLE messages ADD COLUMN attachments INTEGER;
-ALTER TABLE messages ADD COLUMN html INTEGER;
+CREATE TABLE outlines (
+    thread_id  TEXT PRIMARY KEY REFERENCES threads(id) ON DELETE CASCADE,
+    data       TEXT NOT NULL
+);
 """
 
 MIGRATIONS: list[str] = [

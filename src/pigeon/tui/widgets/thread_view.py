@@ -16,8 +16,8 @@ from rich.text import Text
 from textual.content import Content
 
 from pigeon.core.attachments import is_attachment, sequence_of
-from pigeon.core.conversation import tree_order
-from pigeon.core.paged import PagedMessages, heads, with_html
+from pigeon.core.conversation import tree_places
+from pigeon.core.paged import PAGE, PagedMessages, heads, with_html
 from pigeon.core.unreadable import unreadable_words
 from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean, clean_line
@@ -150,12 +150,13 @@ class ThreadView:
         self.contacts = contacts
         self.unreadable = unreadable
         outline = heads(messages)
-        self.order: list[tuple[Head, int]] = tree_order(outline)
+        shape = tree_places(outline)
+        self.order: list[tuple[Head, int]] = [(outline[place], depth) for place, depth in shape]
         """Each message's head (the message, or its outline) and its reply depth, as shown."""
-        places = {id(m): n for n, m in enumerate(outline)}
+        self.place = [place for place, _ in shape]
+        """Each message's place in ``messages``, as shown."""
         self.by_id = {m.id: n for n, m in enumerate(outline) if m.id}
-        self.keys = [m.id or f"#{places[id(m)]}" for m, _ in self.order]
-        self.place = [places[id(m)] for m, _ in self.order]
+        self.keys = [m.id or f"#{place}" for (m, _), place in zip(self.order, self.place, strict=True)]
         self._first_attachment = _numbered_from(messages)
         self._footnotes: dict[int, tuple[str, int]] | None = None
         self.opening: tuple[datetime | None, frozenset[str], int] | None = None
@@ -166,8 +167,12 @@ class ThreadView:
         return len(self.order)
 
     def at(self, index: int) -> Message:
-        """The ``index``-th message shown (read from the store, with its page, the first time when paged)."""
-        return self.messages[self.place[index]]
+        """The ``index``-th message shown. Paged, the first time: read from the store with the page of messages
+        shown around it (replies put a long thread's neighbours far apart in stored order)."""
+        messages, place = self.messages, self.place
+        if isinstance(messages, PagedMessages) and not messages.holds(place[index]):
+            messages.fetch(place[max(0, index - PAGE // 2) : index + PAGE // 2])
+        return messages[place[index]]
 
     def title(self, progress: str) -> list[Content]:
         lines = [
