@@ -16,13 +16,14 @@ from pigeon.core.paged import PagedMessages
 from pigeon.models import Message, Thread
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.mail.reading import LOADING_DELAY
+from pigeon.tui.screens.mail.screen import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_view import Piece, ThreadView
 from pigeon.tui.widgets.thread_window import SCREENS_ABOVE, SCREENS_BELOW, WHOLE
 from tests.conversation import Conversation, add_conversation
 from tests.server.conftest import Service
 from tests.tui.conftest import current_id, loaded, pigeon_for, settle
-from tests.tui.test_key_path import until
+from tests.tui.test_key_path import frames_drawn, until
 
 LONG = WHOLE * 3
 NARROW = (80, 24)
@@ -134,6 +135,26 @@ async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: 
         await settle(pilot, app)
         assert current(reader) == tree[-1]
         assert tree[-1] in in_view(reader)
+
+
+async def test_a_jump_across_a_long_thread_is_drawn_in_one_frame(service: Service) -> None:
+    conversation = add_conversation(service, size=LONG)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        for key in ("greater_than_sign", "less_than_sign", "greater_than_sign"):  # windows of other heights
+            shown = reader.text
+            with frames_drawn(screen) as frames:
+                await pilot.press(key)
+                await settle(pilot, app)
+            assert reader.text != shown
+            # The new window's lines and the scroll to its message come in one frame: not the lines at the old
+            # scroll first, nor a second layout asked by the new height.
+            assert len([drawn for _, drawn in frames if drawn & {"ThreadText", "Reader"}]) == 1, (key, frames)
+            assert current(reader) in in_view(reader)
 
 
 class SlowReads:

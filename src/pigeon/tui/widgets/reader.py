@@ -15,7 +15,8 @@ from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.message import Message as TextualMessage
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 from pigeon.core.attachments import attachments_of
@@ -23,6 +24,7 @@ from pigeon.core.conversation import is_new, read_before
 from pigeon.core.paged import with_attachments
 from pigeon.tui.keys import bindings
 from pigeon.tui.widgets.pane import Pane
+from pigeon.tui.widgets.reader_messages import EditSender, HandOff, Step
 from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_ahead import reopened
 from pigeon.tui.widgets.thread_text import ThreadText
@@ -46,6 +48,11 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     KEYS_ARE_BINDINGS: ClassVar[bool] = True  # no key handler of its own: the App runs its bindings at once
 
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=False, layout=False)
+    """The thread's height, for scrolling within the pane. It changes only in a layout, whose frame draws the pane
+    (of a fixed size, its gutter kept); Textual's asks for another layout, and a frame, after it."""
+
+
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings("find"),  # before the reader's: while a find is on, its keys come first
         Binding("j,down", "scroll_down", "Scroll down", id="reader.down", show=False),
@@ -55,24 +62,6 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         Binding("home", "scroll_home", "Top", id="reader.top", show=False),
         *bindings("reader"),
     ]
-
-    class HandOff(TextualMessage):
-        """Hand the message under the cursor (or its attachments, links, sender) to the screen's hand-off: ``what``
-        is ``save``, ``open``, ``links``, ``raw``, ``pipe``, ``write`` or ``copy``."""
-
-        def __init__(self, what: str) -> None:
-            super().__init__()
-            self.what = what
-
-    class EditSender(TextualMessage):
-        """Edit the contact who wrote the open thread."""
-
-    class Step(TextualMessage):
-        """Open the next (``1``) or previous (``-1``) thread of the list."""
-
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
 
     EMPTY = Content.styled("Select a thread to read it.", "dim")
     NOTHING = Assembled([EMPTY], [], [EMPTY.plain], 0, 0)
@@ -307,13 +296,13 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._render_thread(place=True)
 
     def action_edit_sender(self) -> None:
-        self.post_message(self.EditSender())
+        self.post_message(EditSender())
 
     def action_hand_off(self, what: str) -> None:
-        self.post_message(self.HandOff(what))
+        self.post_message(HandOff(what))
 
     def action_step(self, delta: int) -> None:
-        self.post_message(self.Step(delta))
+        self.post_message(Step(delta))
 
     def redraw(self) -> None:
         """Lay the thread out anew (its senders' contacts changed)."""
@@ -380,7 +369,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         before = self._laid
         self._laid = assembled = assembled.padded(before, len(self._view) if self._view else 0)
         lines = self.query_one("#reader-content", ThreadText)
-        laid_out = lines.size.height == max(len(assembled.rows), 1)  # (as tall as before: the scroll can go now)
+        grown = max(len(assembled.rows), 1) - lines.size.height if lines.size.height else None
         lines.show(assembled.rows)
         shift = assembled.shift(before, self.cursor)  # the window moved under a scroll: the view moves with it
         if not (place and assembled.starts) and not shift:
@@ -392,7 +381,11 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             self.scroll_to(y=y, animate=False, immediate=True)
             self._placing -= 1
 
-        if laid_out and place:  # one frame for a move and its scroll (a scroll's shift waits: it may be animating)
-            scroll()
-        else:
-            self.call_after_refresh(scroll)
+        if place and grown is not None:  # (a scroll's shift waits: it may be animating)
+            # As far as the lines' new height lets it go (the layout would cut it short, a frame later); within
+            # the height they have now, it goes at once: one frame for the move and its scroll.
+            y = min(y, max(0, self.virtual_size.height + grown - self.scrollable_content_region.height))
+            if y <= self.max_scroll_y:
+                scroll()
+                return
+        self.call_after_refresh(scroll)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -25,6 +26,10 @@ class ThreadText(Widget):
         height: auto;
     }
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=False, layout=False)
+    """Its lines' size, the same as its own (it does not scroll itself), set in the layout that draws it anew;
+    Textual's asks for another layout, and a frame, after it."""
 
     KEPT = 10_000
     """Lines kept drawn; a thread's lines are kept while they are the same objects (a move of the cursor lays out
@@ -56,11 +61,8 @@ class ThreadText(Widget):
             self.styles.height = max(len(rows), 1)
             self.refresh()
             return
-        if len(rows) != len(before):
+        if len(rows) != len(before):  # a new height: the layout it asks for draws the lines, in its one frame
             self.styles.height = max(len(rows), 1)
-            pairs = enumerate(zip(before, rows, strict=False))
-            first = next((y for y, (a, b) in pairs if a is not b), min(len(before), len(rows)))
-            self.refresh(Region(0, first, width, max(len(before), len(rows), 1) - first))  # (what follows moved)
             return
         changed = [y for y, (a, b) in enumerate(zip(before, rows, strict=True)) if a is not b]
         if changed:

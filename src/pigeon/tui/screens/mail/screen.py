@@ -36,6 +36,7 @@ from pigeon.tui.screens.mail.triage import Triaged, TriagePart
 from pigeon.tui.widgets.inbox_list import ALL_INBOXES, InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
+from pigeon.tui.widgets.reader_messages import EditSender, HandOff, Step
 from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_list import ThreadList
 
@@ -204,13 +205,13 @@ class MainScreen(ReportsFailures, Screen[None]):
     def _opened(self, event: ThreadList.Opened) -> None:
         self.reading.open(event.row.id)
 
-    def on_reader_step(self, event: Reader.Step) -> None:
+    def on_reader_step(self, event: Step) -> None:
         self.reading.step(event.delta)
 
-    def on_reader_edit_sender(self, event: Reader.EditSender) -> None:
+    def on_reader_edit_sender(self, event: EditSender) -> None:
         self.reading.edit_sender()
 
-    def on_reader_hand_off(self, event: Reader.HandOff) -> None:
+    def on_reader_hand_off(self, event: HandOff) -> None:
         handoff = self.handoff
         chosen = {
             "save": handoff.save_attachment,
