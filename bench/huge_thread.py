@@ -142,7 +142,8 @@ def block(result: dict[str, Any], messages: int, load: tuple[float, float], comm
 
     lines = [
         f"`{command}` ({machine()}; load {load[0]:.1f} before, {load[1]:.1f} after): a {messages:,}-message thread, "
-        f"{runs} runs, 160x45, each key to the last byte at the pseudo-terminal.",
+        f"{runs} runs, 160x45, at the pseudo-terminal: the open to the output that first shows its first screen, "
+        "each other key to the last byte of its frames.",
         "",
         "| program | measure | median | 99th percentile | target |",
         "|---|---|---|---|---|",
