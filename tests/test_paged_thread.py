@@ -4,12 +4,23 @@ attachment and footnote numbers); a thread stored before outlines were is read w
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from unittest.mock import patch
 
 from pigeon.core.attachments import attachments_of
 from pigeon.core.conversation import first_new
-from pigeon.core.paged import LONG, PAGE, UNREADABLE_TEXT, PagedMessages, stored_messages, with_attachments
+from pigeon.core.paged import (
+    GONE_TEXT,
+    LONG,
+    PAGE,
+    UNREADABLE_TEXT,
+    PagedMessages,
+    stored_messages,
+    with_attachments,
+)
 from pigeon.models import Contact, ContentBlock, Message, Sender, Thread
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.widgets.thread_view import ThreadView
@@ -126,3 +137,45 @@ def test_a_short_thread_is_read_whole(tmp_path: Path) -> None:
     store.put_messages("t-short", [message(n) for n in range(LONG)], who="Ada", recipients="")
     assert isinstance(stored_messages(store, thread), list)
     assert store.outline("t-short") is None  # (a short thread keeps no outline)
+
+
+def test_an_outline_that_does_not_match_the_messages_is_not_used(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    with store.transaction() as conn:  # well formed, one message short: as if written for another version
+        data = json.loads(conn.execute("SELECT data FROM outlines").fetchone()[0])
+        conn.execute("UPDATE outlines SET data = ?", (json.dumps({k: v[:-1] for k, v in data.items()}),))
+    assert store.outline("t-long") is None
+    read = stored_messages(store, thread)
+    assert [m.id for m in read] == [m.id for m in messages]  # read whole, every message there
+
+
+def test_an_outline_that_cannot_be_written_leaves_the_thread_readable(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM outlines")
+    with patch.object(MailStore, "fill_outline", side_effect=sqlite3.OperationalError("database is locked")):
+        read = stored_messages(store, thread)
+    assert [m.id for m in read] == [m.id for m in messages]
+
+
+def test_a_message_gone_since_the_outline_was_read_says_so(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    paged = stored_messages(store, thread)
+    assert isinstance(paged, PagedMessages)
+    with store.transaction() as conn:  # (as a sync rewriting the thread meanwhile might leave it)
+        conn.execute("DELETE FROM messages WHERE id = 'm0300'")
+    assert paged[300].content_blocks[0].content == GONE_TEXT
+    assert paged[301].id == messages[301].id
+
+
+def test_an_html_block_the_outline_did_not_count_is_still_shown(tmp_path: Path) -> None:
+    store, thread, _ = long_thread(tmp_path)
+    with store.transaction() as conn:
+        data = json.loads(conn.execute("SELECT data FROM outlines").fetchone()[0])
+        data["html"] = [0] * len(data["html"])
+        conn.execute("UPDATE outlines SET data = ?", (json.dumps(data),))
+    paged = stored_messages(store, thread)
+    view = ThreadView(thread, paged, {})
+    index = view.keys.index("m0007")  # an HTML message
+    text = assemble(view, Layout(100, frozenset(), index, True, height=40), "").texts
+    assert any("See this" in line for line in text)

@@ -5,6 +5,7 @@ thousands of messages then costs its outline and the pages on screen, not every 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -27,6 +28,7 @@ PAGE = 50
 CHUNK = 500
 """Messages asked for in one statement."""
 UNREADABLE_TEXT = "(This message could not be read from the store. The next sync writes it again.)"
+GONE_TEXT = "(This message changed in the store since the thread was read: open the thread again to see it.)"
 
 
 class PagedMessages(Sequence["Message"]):
@@ -97,7 +99,7 @@ class PagedMessages(Sequence["Message"]):
             log.warning("a stored message could not be read: %s", str(exc)[:200])
             message = None
         if message is None:
-            block = ContentBlock(content=UNREADABLE_TEXT, mime_type="text/plain")
+            block = ContentBlock(content=UNREADABLE_TEXT if text is not None else GONE_TEXT, mime_type="text/plain")
             return Message(
                 id=head.id,
                 parent_id=head.parent_id,
@@ -120,7 +122,10 @@ def stored_messages(store: MailStore, thread: Thread) -> Sequence[Message]:
         if outline is None:
             keyed = store.keyed_messages(thread_id)
             if len(keyed) > LONG:
-                store.fill_outline(thread_id, keyed)
+                try:
+                    store.fill_outline(thread_id, keyed)
+                except (sqlite3.Error, OSError) as exc:  # (read whole again next time: the thread is shown now)
+                    log.warning("a long thread could not be outlined: %s", exc)
             return [message for _, message in keyed]
         if len(outline) > LONG:
             return PagedMessages(outline, partial(store.page, thread_id))

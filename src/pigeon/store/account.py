@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pigeon.models import Inbox
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_TABLES = ("messages", "threads", "inboxes", "contacts", "triage", "labels", "undo", "search")
+_TABLES = ("messages", "outlines", "threads", "inboxes", "contacts", "triage", "labels", "undo", "search")
 """Everything a store holds of an account (messages first: they point at threads)."""
 
 

@@ -48,7 +48,8 @@ def outline(conn: sqlite3.Connection, thread_id: str, keyed: Sequence[tuple[str,
         blocks, direction = message.content_blocks, message.direction
         columns["id"].append(key)
         columns["parent"].append(message.parent_id)
-        columns["sender"].append(message.sender.contact_id if message.sender else None)
+        sender, contact = message.sender, message.sender.contact if message.sender else None
+        columns["sender"].append((sender.contact_id or (contact.id if contact else None)) if sender else None)
         columns["direction"].append(str(getattr(direction, "value", direction) or ""))
         columns["at"].append(message.created_at.isoformat() if message.created_at else None)
         columns["attachments"].append(sum(1 for block in blocks if block.attached))
@@ -98,7 +99,9 @@ class PagedStore(Database):
         except (ValidationError, ValueError, TypeError):
             log.warning("the stored outline of a thread could not be read: it is read whole")
             return None
-        if any(len(column) != len(lists[0]) for column in lists):
+        rows = self.row("SELECT count(*) FROM messages WHERE thread_id = ?", (thread_id,))
+        if any(len(column) != len(lists[0]) for column in lists) or rows is None or rows[0] != len(lists[0]):
+            log.warning("the stored outline of a thread does not match its messages: it is read whole")
             return None
         return list(map(Outline, *lists))
 

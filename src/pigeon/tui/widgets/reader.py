@@ -52,7 +52,6 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     """The thread's height, for scrolling within the pane. It changes only in a layout, whose frame draws the pane
     (of a fixed size, its gutter kept); Textual's asks for another layout, and a frame, after it."""
 
-
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings("find"),  # before the reader's: while a find is on, its keys come first
         Binding("j,down", "scroll_down", "Scroll down", id="reader.down", show=False),
@@ -94,12 +93,6 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     @property
     def attachments(self) -> list[tuple[Message, ContentBlock]]:
         return attachments_of(with_attachments(self.messages))
-
-    @property
-    def order(self) -> list[Message]:
-        """The messages as shown: replies under what they answer."""
-        view = self._view
-        return [view.at(index) for index in range(len(view))] if view else []
 
     @property
     def current_message(self) -> Message | None:

@@ -327,15 +327,17 @@ class ThreadView:
     def html_text(self, block: ContentBlock) -> str:
         """An HTML block as text with numbered footnotes, numbered across the thread in time order (as the links
         list numbers them), whatever order the messages are shown in."""
-        if self._footnotes is None:
-            self._footnotes, seen = {}, 0
+        if self._footnotes is None:  # (filled, then shared: a layout in a worker may ask meanwhile)
+            footnotes, seen = {}, 0
             for message in with_html(self.messages):
                 for each in sorted(message.content_blocks, key=sequence_of):
                     if not is_attachment(each) and _mime(each) == "text/html":
                         text, numbered = footnoted(each.content or "", seen + 1)
-                        self._footnotes[id(each)] = (text, numbered)
+                        footnotes[id(each)] = (text, numbered)
                         seen += numbered
-        return self._footnotes.get(id(block), ("", 0))[0]
+            self._footnotes = footnotes
+        found = self._footnotes.get(id(block))  # (none: a block the outline did not count, numbered on its own)
+        return found[0] if found is not None else footnoted(block.content or "", 1)[0]
 
     def body(self, block: ContentBlock, width: int, show_quotes: bool) -> list[Content]:
         mime = _mime(block)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from pigeon.core.attachments import attachment_filename
+from pigeon.core.attachments import attachment_filename, attachments_of
 from pigeon.core.links import Link, message_links, thread_links
 from pigeon.core.programs import NoBrowser, ProgramFailed
 from pigeon.sanitize import clean_line
@@ -51,19 +51,16 @@ class HandOffPart(Part):
     def _pick_attachment(self, verb: str, then: Callable[[ContentBlock], object]) -> None:
         """The message's attachment (asking which, when it has several); when it has none, the thread's, saying so."""
         reader = self.screen.query_one(Reader)
-        everyone = reader.attachments
-        if not everyone:
-            self.screen.notify("This thread has no attachments.", markup=False)
-            return
         shown = reader.current_message
-        attachments = [
-            (m, b) for m, b in everyone if shown is not None and (m is shown or (m.id is not None and m.id == shown.id))
-        ]
+        attachments = attachments_of([shown]) if shown is not None else []  # (the thread's read only if need be)
         title = f"{verb} which attachment?"
-        if not attachments:
-            attachments, title = everyone, f"This message has no attachments. {verb} which of the thread's?"
-        elif len(attachments) == 1:
+        if len(attachments) == 1:
             then(attachments[0][1])
+            return
+        if not attachments:  # the thread's, always asked (they are not the message's)
+            attachments, title = reader.attachments, f"This message has no attachments. {verb} which of the thread's?"
+        if not attachments:
+            self.screen.notify("This thread has no attachments.", markup=False)
             return
         items = [
             Content.assemble(

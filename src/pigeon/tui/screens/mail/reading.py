@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from pigeon.core import paged
 from pigeon.core.errors import PigeonError
 from pigeon.core.mail import MailCore
 from pigeon.tui.messages import EditContact
@@ -236,7 +237,7 @@ class ReaderPart(Part):
                 self.read_neighbours()
             return
         if focus:
-            show(list(cached), "Loading messages…")
+            show(cached, "Loading messages…")
         loaded: list[MailMessage] = []
         try:
             async for loaded, more in core.fetch_thread(thread_id):
@@ -265,7 +266,7 @@ class ReaderPart(Part):
     def contact_saved(self, contact: Contact) -> None:
         """A contact changed: the open thread's senders who are that contact are shown anew."""
         reader = self.widget
-        for message in reader.messages:
+        for message in paged.loaded(reader.messages):  # (of a long thread, those read: the others are named anew)
             if message.sender and message.sender.contact_id == contact.id:
                 message.sender.contact = contact
         reader.redraw()
