@@ -18,6 +18,7 @@ from pigeon.core.paged import (
     PAGE,
     UNREADABLE_TEXT,
     PagedMessages,
+    latest_by_writer,
     stored_messages,
     with_attachments,
 )
@@ -93,6 +94,19 @@ def test_a_paged_thread_reads_and_lays_out_as_the_whole_thread_does(tmp_path: Pa
     files = [(m.id, b.filename) for m, b in attachments_of(with_attachments(paged))]
     assert files == [(m.id, b.filename) for m, b in attachments_of(whole)]
     assert len(files) == len([n for n in range(SIZE) if n % 97 == 5 and n % 131 != 7])
+
+
+def test_a_paged_threads_attachments_and_writers_read_only_their_messages(tmp_path: Path) -> None:
+    store, thread, messages = long_thread(tmp_path)
+    paged = stored_messages(store, thread)
+    assert isinstance(paged, PagedMessages)
+    files = attachments_of(with_attachments(paged))
+    with_files = {m.id for m in messages if any(b.attached for b in m.content_blocks)}
+    assert {m.id for m, _ in files} == with_files
+    assert {m.id for m in paged.loaded()} == with_files  # in one trip, not the pages around each
+    assert paged.reads == 1
+    writers = list(latest_by_writer(paged))
+    assert [m.id for m in writers] == [m.id for m in messages[-len(WRITERS) :]][::-1]  # each one's newest
 
 
 def test_each_writer_is_held_once_across_pages(tmp_path: Path) -> None:

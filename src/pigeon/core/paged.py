@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, overload
 
+from pigeon.store.cache import one_contact_each
 from pigeon.store.pages import OUTLINED
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class PagedMessages(Sequence["Message"]):
         self._read = read
         self._held: dict[int, Message] = {}
         self._lock = threading.Lock()
-        self._writers: dict[tuple[str, object], Contact] = {}  # each writer's contact one object, as read whole
+        self._writers: dict[tuple[str, object], Contact] = {}  # each writer's contact held once, as read whole
 
     def __len__(self) -> int:
         return len(self.outline)
@@ -82,8 +83,8 @@ class PagedMessages(Sequence["Message"]):
             for start in range(0, len(missing), CHUNK):  # (SQLite bounds the values a statement takes)
                 texts |= self._read([self.outline[n].id for n in missing[start : start + CHUNK]])
             self.reads += 1
-            for n in missing:
-                self._held[n] = self._message(self.outline[n], texts.get(self.outline[n].id))
+            read = [self._message(self.outline[n], texts.get(self.outline[n].id)) for n in missing]
+            self._held.update(zip(missing, one_contact_each(read, self._writers), strict=True))
 
     def loaded(self) -> list[Message]:
         """The messages read so far."""
@@ -107,9 +108,6 @@ class PagedMessages(Sequence["Message"]):
                 created_at=head.created_at,
                 content_blocks=[block],
             )
-        contact = message.sender.contact if message.sender else None
-        if message.sender is not None and contact is not None and contact.id:
-            message.sender.contact = self._writers.setdefault((contact.id, contact.updated_at), contact)
         return message
 
 
@@ -145,14 +143,14 @@ def loaded(messages: Sequence[Message]) -> Iterable[Message]:
 def with_attachments(messages: Sequence[Message]) -> Iterable[Message]:
     """The messages that may have attachments (when paged, only those the outline says have)."""
     if isinstance(messages, PagedMessages):
-        return (messages[n] for n, head in enumerate(messages.outline) if head.attachments)
+        return _only(messages, [n for n, head in enumerate(messages.outline) if head.attachments])
     return messages
 
 
 def with_html(messages: Sequence[Message]) -> Iterable[Message]:
     """The messages that may have HTML blocks (when paged, only those the outline says have)."""
     if isinstance(messages, PagedMessages):
-        return (messages[n] for n, head in enumerate(messages.outline) if head.html)
+        return _only(messages, [n for n, head in enumerate(messages.outline) if head.html])
     return messages
 
 
@@ -160,13 +158,13 @@ def latest_by_writer(messages: Sequence[Message]) -> Iterable[Message]:
     """The messages newest first; when paged, only each writer's newest (what naming the writers needs)."""
     if not isinstance(messages, PagedMessages):
         return reversed(messages)
-    seen: set[str | None] = set()
-    newest = [n for n in reversed(range(len(messages))) if not _met(messages.outline[n].sender_id, seen)]
-    return (messages[n] for n in newest)
+    newest: dict[str | None, int] = {}
+    for n in reversed(range(len(messages))):
+        newest.setdefault(messages.outline[n].sender_id, n)
+    return _only(messages, list(newest.values()))
 
 
-def _met(sender: str | None, seen: set[str | None]) -> bool:
-    if sender in seen:
-        return True
-    seen.add(sender)
-    return False
+def _only(messages: PagedMessages, places: list[int]) -> list[Message]:
+    """The messages at ``places``, those not read yet read in one trip (not the pages around each)."""
+    messages.fetch(places)
+    return [messages[n] for n in places]

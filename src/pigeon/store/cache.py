@@ -35,10 +35,13 @@ def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
             log.warning("a stored %s could not be read and is left out: %s", model.__name__, str(exc)[:200])
 
 
-def one_contact_each(messages: Iterable[Message]) -> Iterator[Message]:
+def one_contact_each(
+    messages: Iterable[Message], shared: dict[tuple[str, object], Contact] | None = None
+) -> Iterator[Message]:
     """The messages with each sender's contact one object, shared by the messages it wrote (the same version of
-    the contact: id and update time); a long thread holds its writers once, not once a message."""
-    shared: dict[tuple[str, object], Contact] = {}
+    the contact: id and update time); a long thread holds its writers once, not once a message. ``shared``: the
+    contacts met so far, kept between calls (a thread read a page at a time)."""
+    shared = {} if shared is None else shared
     for message in messages:
         contact = message.sender.contact if message.sender else None
         if message.sender is not None and contact is not None and contact.id:
