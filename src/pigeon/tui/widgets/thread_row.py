@@ -61,7 +61,10 @@ def draw_row(
     # The cursor's background must sit under every cell, so it goes into the row's base style.
     row_base = base + cursor if cursor is not None else base
     segments = [Segment(text, row_base + style if style else row_base) for text, style in cells if text]
-    return Strip(segments).simplify().crop_extend(0, width, row_base)  # (fewer segments: fewer bytes a row)
+    strip = Strip(segments).simplify()  # (fewer segments: fewer bytes a row)
+    if strip.cell_length > width:  # cut as rich cuts: a zero-width character just past the last cell stays
+        return Strip(Segment.adjust_line_length(list(strip), width, row_base), width)
+    return strip.crop_extend(0, width, row_base)
 
 
 def _fit(text: str, width: int, *, right: bool = False) -> str:
