@@ -158,6 +158,7 @@ def direct_fill(service_db: Path, store_path: Path) -> int:
                 return
 
     count = store.put_many(items())
+    store.begin_screening(datetime.now(UTC))  # (as the end of a first sync does)
     store.close()
     db.close()
     return count

@@ -19,7 +19,20 @@ if TYPE_CHECKING:
     from pigeon.models import Inbox
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_TABLES = ("messages", "outlines", "threads", "inboxes", "contacts", "triage", "labels", "undo", "search")
+_TABLES = (
+    "messages",
+    "outlines",
+    "lanes",
+    "threads",
+    "inboxes",
+    "contacts",
+    "triage",
+    "labels",
+    "undo",
+    "search",
+    "senders",
+    "written_to",
+)
 """Everything a store holds of an account (messages first: they point at threads)."""
 
 
@@ -119,6 +132,7 @@ class AccountStore(Database):
             for table in _TABLES:
                 conn.execute(f"DELETE FROM {table}")  # (table names from the list above)
             conn.execute("DELETE FROM account")
+            conn.execute("UPDATE screening SET since = NULL")  # (a new account's mail is new)
             if given is not None:
                 self._record(conn, given)
         self._forget_cached()

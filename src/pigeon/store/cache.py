@@ -8,31 +8,20 @@ import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple
 
 from pigeon.sqlite import Database
 from pigeon.store.owned import own_ids
 from pigeon.store.pages import outline
+from pigeon.store.readable import readable
+from pigeon.store.screening import attend, heed, own_addresses
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
-    from pydantic import BaseModel
-
     from pigeon.models import Contact, Inbox, Message, Thread, Unreadable
 
 
 log = logging.getLogger("pigeon.store")
-M = TypeVar("M", bound="BaseModel")
-
-
-def readable(model: type[M], texts: Iterable[str]) -> Iterator[M]:
-    """The rows the model can read; a row it cannot (written by a damaged file or an older Pigeon) is left out
-    and logged, so nothing in the store can stop the app from starting. A sync writes it again."""
-    for text in texts:
-        try:
-            yield model.model_validate_json(text)
-        except (ValueError, TypeError) as exc:  # (pydantic's ValidationError is a ValueError)
-            log.warning("a stored %s could not be read and is left out: %s", model.__name__, str(exc)[:200])
 
 
 def one_contact_each(
@@ -160,8 +149,9 @@ class CacheStore(Database):
         written: dict[str, Contact] = {}
         with self._lock:  # (the contacts kept follow the commits in their order)
             with self.transaction() as conn:
+                own = own_addresses(conn)
                 for fetched in batch:
-                    stored += self._put_fetched(conn, fetched, index=index, written=written, clashes=clashes)
+                    stored += self._put_fetched(conn, fetched, own, index=index, written=written, clashes=clashes)
             self._kept(written)
         return stored
 
@@ -234,6 +224,7 @@ class CacheStore(Database):
         self,
         conn: sqlite3.Connection,
         fetched: Fetched,
+        own: frozenset[str],
         *,
         index: bool,
         written: dict[str, Contact],
@@ -257,10 +248,12 @@ class CacheStore(Database):
             [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
         outline(conn, thread_id, [(m.id or f"{thread_id}:{n}", m) for n, m in enumerate(messages)])
+        contacts = self._contacts_to_write(messages, written)
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-            [(c.id, c.name, c.wire_json()) for c in self._contacts_to_write(messages, written)],
+            [(c.id, c.name, c.wire_json()) for c in contacts],
         )
+        heed(conn, contacts, iso(datetime.now(UTC)))
         attachment = any(b.filename for m in messages for b in m.content_blocks)
         synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
         conn.execute(
@@ -268,6 +261,7 @@ class CacheStore(Database):
             "WHERE rowid = ?",
             (fetched.who, int(attachment), row["last_message_at"], synced_count, int(index), row["rowid"]),
         )
+        attend(conn, row["rowid"], thread_id, messages, own)
         conn.execute("DELETE FROM search WHERE rowid = ?", (row["rowid"],))
         if index:
             self._index(conn, row["rowid"], thread_id, row["subject"], fetched.who, fetched.recipients, messages)
@@ -325,6 +319,7 @@ class CacheStore(Database):
         written: dict[str, Contact] = {}
         with self._lock:
             with self.transaction() as conn:
+                own = own_addresses(conn)
                 for thread, messages, who, recipients in items:
                     if not thread.id:
                         continue
@@ -338,7 +333,7 @@ class CacheStore(Database):
                         (thread.id, thread.inbox_id, thread.subject or "", last, total, thread.wire_json()),
                     )
                     count += self._put_fetched(
-                        conn, Fetched(thread.id, messages, who, recipients), index=True, written=written
+                        conn, Fetched(thread.id, messages, who, recipients), own, index=True, written=written
                     )
             self._kept(written)
         return count
@@ -360,7 +355,7 @@ class CacheStore(Database):
         return keyed
 
     def put_contact(self, contact: Contact) -> None:
-        """Keep the latest version of a contact (after an edit)."""
+        """Keep the latest version of a contact (after an edit), with the decisions it carries."""
         if not contact.id:
             return
         with self._lock:
@@ -369,6 +364,7 @@ class CacheStore(Database):
                     "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
                     (contact.id, contact.name, contact.wire_json()),
                 )
+                heed(conn, [contact], iso(datetime.now(UTC)))
             self._kept({contact.id: contact})
 
     def contacts(self) -> list[Contact]:

@@ -21,6 +21,7 @@ from pigeon.store.cache import CacheStore, UnknownThread, iso
 from pigeon.store.pages import PagedStore
 from pigeon.store.predicates import SORTS, VIEWS
 from pigeon.store.schema import MIGRATIONS, SCHEMA_VERSION
+from pigeon.store.screening import ScreeningStore
 from pigeon.store.triage import Change, TriageStore, UndoStep
 from pigeon.store.views import StoredThread, ViewStore
 
@@ -58,7 +59,7 @@ def store_path(profile: str) -> Path:
     return locations.data_dir() / "store" / f"{stem}.sqlite3"
 
 
-class MailStore(CacheStore, PagedStore, ViewStore, TriageStore, AccountStore):
+class MailStore(CacheStore, PagedStore, ViewStore, TriageStore, ScreeningStore, AccountStore):
     """The local store of one account. ``path`` may be ``":memory:"`` (``pigeon demo``, tests)."""
 
     def __init__(self, path: str | Path) -> None:

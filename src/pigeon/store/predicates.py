@@ -1,5 +1,6 @@
-"""What "unread", "done", "snoozed", "muted" and "starred" mean, written once as SQL conditions over
-``threads t LEFT JOIN triage tr`` (``:now`` is the current time). Views and search operators use these.
+"""What "unread", "done", "snoozed", "muted" and "starred" mean, and what each view holds, written once as SQL
+conditions over ``threads t LEFT JOIN triage tr`` (``:now`` is the current time). Views and search operators use
+these.
 
 Triage rules, all relative to the thread's ``last_message_at``:
 
@@ -7,6 +8,11 @@ Triage rules, all relative to the thread's ``last_message_at``:
 - *done* leaves the inbox until a message newer than the moment it was done arrives;
 - *snoozed* leaves the inbox until the snooze is due or a newer message arrives;
 - *muted* leaves the inbox for good (new messages do not bring it back).
+
+What needs the user (``store/screening.py`` keeps the columns): mail from a sender not let in waits in the
+Screener, and mail kept out has a view of its own, both out of the inbox; the inbox's lanes are its threads by
+lane; Owed is the People lane's threads whose last message a person wrote (oldest first); Waiting, the threads whose
+last message the user wrote.
 """
 
 from __future__ import annotations
@@ -21,16 +27,33 @@ STARRED = "(COALESCE(tr.starred, 0) = 1)"
 STATES = {"unread": UNREAD, "read": READ, "starred": STARRED, "done": DONE, "snoozed": SNOOZED, "muted": MUTED}
 """The ``is:`` operator's values."""
 
+LET_IN = "t.screen = 0"
+INBOX = f"{LET_IN} AND NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}"
+
 VIEW_CONDITIONS = {
-    "inbox": f"NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}",
-    "unread": f"{UNREAD} AND NOT {MUTED}",
+    "inbox": INBOX,
+    "people": f"{INBOX} AND t.lane = 'people'",
+    "newsletters": f"{INBOX} AND t.lane = 'newsletters'",
+    "notifications": f"{INBOX} AND t.lane = 'notifications'",
+    "receipts": f"{INBOX} AND t.lane = 'receipts'",
+    "owed": f"{INBOX} AND t.lane = 'people' AND t.last_by = 'person'",
+    "waiting": f"{LET_IN} AND t.last_by = 'me' AND NOT {MUTED}",
+    "screener": f"t.screen = 1 AND NOT {DONE} AND NOT {MUTED}",
+    "unread": f"{UNREAD} AND NOT {MUTED} AND t.screen != 2",
     "starred": STARRED,
     "snoozed": SNOOZED,
     "done": DONE,
+    "kept-out": "t.screen = 2",
     "all": "1",
 }
 VIEWS = tuple(VIEW_CONDITIONS)
+LANE_VIEWS = ("people", "newsletters", "notifications", "receipts")
+"""The inbox's lanes, as views."""
+OLDEST_FIRST = frozenset({"owed"})
+"""Views whose date order is the oldest first (what has waited longest)."""
 LABEL_VIEW = "label:"
+
+OLDEST = "t.last_message_at ASC, t.id"
 
 SORTS = {
     "date": "t.last_message_at DESC, t.id",

@@ -43,6 +43,8 @@ class SyncReport:
     met (a record is reported once, and again once it changes)."""
     new_messages: tuple[Message, ...] = ()
     """Messages the store did not have before this sync (the first ``NEW_KEPT``): what new mail to announce."""
+    screened: frozenset[str] = frozenset()
+    """Threads of ``new_messages`` waiting in the Screener (the core fills it; mail kept out is left out there)."""
 
 
 def sender_label(message: Message) -> str:
@@ -143,10 +145,13 @@ def _placed(skipped: Sequence[Unreadable], before: int) -> list[Unreadable]:
 
 
 async def index_stored(store: MailStore) -> int:
-    """Put the text of the threads a sync stored into the search index, a batch at a time; returns how many."""
+    """Put the text of the threads a sync stored into the search index, a batch at a time, and sort those an older
+    Pigeon stored into lanes; returns how many were indexed."""
     indexed = 0
     while done := await asyncio.to_thread(store.index_pending, INDEX_BATCH):
         indexed += done
+    while await asyncio.to_thread(store.sort_pending, INDEX_BATCH):
+        pass
     return indexed
 
 

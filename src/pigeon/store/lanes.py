@@ -1,0 +1,183 @@
+"""Which lane of the Inbox a thread belongs in (People, Newsletters, Notifications, Receipts), found from its mail
+alone by rules of thumb, with the signals that decided it, so that "why is this here?" can name them. The rules
+are in docs/attention.md; every signal is a short sentence.
+
+Only the thread's first messages from others are read (``READ_AT_MOST``), so sorting a thread costs the same
+whatever its length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pigeon.models import Message
+
+LANES = ("people", "newsletters", "notifications", "receipts")
+"""The Inbox's lanes, in the order they are shown."""
+PEOPLE = "people"
+READ_AT_MOST = 5
+"""Messages from others read for signals: the first few say what a thread is."""
+TEXT_AT_MOST = 20_000
+"""Characters of a message read for signals (a long newsletter says what it is near its top and its foot)."""
+DECIDES = 2
+"""A lane other than People needs this score, and more than People's."""
+
+_AUTOMATED = re.compile(
+    r"^(no[-_.]?reply|do[-_.]?not[-_.]?reply|notifications?|notify|alerts?|mailer-daemon|postmaster|bounces?"
+    r"|automated|system|robot|bot|security|monitoring|ci|builds?)([-_.+].*)?$"
+)
+_LISTS = re.compile(r"^(newsletters?|news|digest|updates|weekly|daily|marketing|hello|team|community|list)([-_.+].*)?$")
+_BILLING = re.compile(r"^(receipts?|billing|invoices?|orders?|payments?|shop|store|sales|accounts?)([-_.+].*)?$")
+_UNSUBSCRIBE = re.compile(r"unsubscribe|opt[- ]out|manage (your )?(email )?preferences", re.IGNORECASE)
+_LINK = re.compile(r"https?://", re.IGNORECASE)
+_RECEIPT_WORDS = re.compile(
+    r"\b(receipt|invoice|order (confirmation|#|number|no\.?)|your order|payment (received|confirmation)|amount due"
+    r"|order total|subtotal|refund)\b",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]*(\.\d\d)?|\b\d[\d,]*\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b")
+_ALERT_WORDS = re.compile(
+    r"\b(alert|notification|verify|verification|sign[- ]in|new login|password reset|security code|your code"
+    r"|build (failed|passed)|deploy(ed|ment)?|incident|reminder)\b",
+    re.IGNORECASE,
+)
+LINKS_MANY = 5
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One reason for a lane: the lane it speaks for, how strongly, and what was seen."""
+
+    lane: str
+    weight: int
+    said: str
+
+
+@dataclass(frozen=True)
+class Sorted:
+    """A thread sorted: the address of its first writer other than the user (``""``: the user alone wrote), its
+    lane, the signals for that lane, who wrote its last message (``me``, ``person``, ``automated``; ``""`` for
+    none), and the addresses the user wrote to in it."""
+
+    sender: str
+    lane: str
+    signals: tuple[Signal, ...]
+    last_by: str
+    written_to: tuple[str, ...]
+
+
+def address_of(message: Message) -> str:
+    """The sender's address, lower case (``""`` if it has none)."""
+    sender = message.sender
+    if sender is None:
+        return ""
+    address = sender.raw_address or ""
+    if "<" in address and ">" in address:  # "Ada <ada@example.com>"
+        address = address[address.index("<") + 1 : address.rindex(">")]
+    if not address and sender.contact is not None:
+        address = next((e.email for e in sender.contact.emails if e.email), "") or ""
+    return address.strip().lower()
+
+
+def domain_of(address: str) -> str:
+    return address.rpartition("@")[2] if "@" in address else ""
+
+
+def _local(address: str) -> str:
+    return address.partition("@")[0]
+
+
+def automated(address: str) -> bool:
+    """An address no person answers (``no-reply@``, ``alerts@`` ...)."""
+    return bool(_AUTOMATED.match(_local(address)))
+
+
+def _text(message: Message) -> str:
+    parts = [b.content or "" for b in message.content_blocks if not b.attached]
+    return "\n".join(parts)[:TEXT_AT_MOST]
+
+
+def _mine(message: Message, own: frozenset[str]) -> bool:
+    direction = str(getattr(message.direction, "value", message.direction) or "")
+    return direction == "MESSAGE_DIRECTION_OUTBOUND" or address_of(message) in own
+
+
+def sort_thread(
+    messages: Sequence[Message], own: Iterable[str] = (), *, written_to: Callable[[str], bool] = lambda _: False
+) -> Sorted:
+    """Sort a thread's messages (in their order) into a lane. ``own``: the user's addresses (the inboxes');
+    ``written_to``: whether the user has written to an address in another thread."""
+    mine_addresses = frozenset(a.lower() for a in own)
+    theirs: list[Message] = []
+    wrote: list[str] = []
+    user_wrote = False
+    for message in messages:
+        if _mine(message, mine_addresses):
+            user_wrote = True
+            wrote += [r.raw_address.strip().lower() for r in message.recipients if r.raw_address]
+        elif len(theirs) < READ_AT_MOST:
+            theirs.append(message)
+    last = messages[-1] if messages else None
+    last_by = "" if last is None else "me" if _mine(last, mine_addresses) else "person"
+    sender = next((a for a in map(address_of, theirs) if a), "")
+    if last is not None and last_by == "person" and automated(address_of(last)):
+        last_by = "automated"
+    signals = _signals(
+        theirs, sender, user_wrote=user_wrote, known=bool(sender) and (sender in wrote or written_to(sender))
+    )
+    lane, chosen = _decide(signals)
+    return Sorted(sender, lane, chosen, last_by, tuple(dict.fromkeys(wrote)))
+
+
+def _signals(theirs: Sequence[Message], sender: str, *, user_wrote: bool, known: bool) -> list[Signal]:
+    found: list[Signal] = []
+    if user_wrote:
+        found.append(Signal(PEOPLE, 3, "you wrote in this thread"))
+    elif known:
+        found.append(Signal(PEOPLE, 3, f"you have written to {sender}"))
+    if not theirs:
+        return found
+    local = _local(sender)
+    if sender and _AUTOMATED.match(local):
+        found.append(Signal("notifications", 3, f"sent from an automated address ({sender})"))
+    if sender and _LISTS.match(local):
+        found.append(Signal("newsletters", 1, f"sent from a list-shaped address ({sender})"))
+    if sender and _BILLING.match(local):
+        found.append(Signal("receipts", 1, f"sent from a billing address ({sender})"))
+    first = theirs[0]
+    text = _text(first)
+    subject = first.subject or ""
+    if _UNSUBSCRIBE.search(text):
+        found.append(Signal("newsletters", 2, "it has an unsubscribe link"))
+    links = len(_LINK.findall(text))
+    if links >= LINKS_MANY:
+        found.append(Signal("newsletters", 1, f"it has many links ({links})"))
+    headers = {str(k).lower() for m in theirs for k in (m.metadata or {})}
+    if headers & {"list-unsubscribe", "list-id", "list_id", "list_unsubscribe"}:
+        found.append(Signal("newsletters", 2, "it came through a mailing list"))
+    if headers & {"auto-submitted", "auto_submitted"}:
+        found.append(Signal("notifications", 2, "it says it was sent automatically"))
+    words = _RECEIPT_WORDS.search(subject) or _RECEIPT_WORDS.search(text)
+    if words:
+        found.append(Signal("receipts", 2, f"it mentions {words.group(0).lower()!r}"))
+    amount = _AMOUNT.search(subject) or _AMOUNT.search(text)
+    if amount:
+        found.append(Signal("receipts", 1, f"it names an amount ({amount.group(0)})"))
+    alert = _ALERT_WORDS.search(subject)
+    if alert:
+        found.append(Signal("notifications", 1, f"its subject says {alert.group(0).lower()!r}"))
+    if not user_wrote and not known and len(first.recipients) <= 3 and not any(s.lane != PEOPLE for s in found):
+        found.append(Signal(PEOPLE, 1, "written to you by a person, not to a list"))
+    return found
+
+
+def _decide(signals: Sequence[Signal]) -> tuple[str, tuple[Signal, ...]]:
+    """The lane with the highest score (at least ``DECIDES``, and above People's), else People."""
+    scores = {lane: sum(s.weight for s in signals if s.lane == lane) for lane in LANES}
+    best = max(LANES[1:], key=lambda lane: (scores[lane], LANES.index(lane)))  # (a tie: the later lane)
+    lane = best if scores[best] >= DECIDES and scores[best] > scores[PEOPLE] else PEOPLE
+    return lane, tuple(s for s in signals if s.lane == lane)
