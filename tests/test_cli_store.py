@@ -192,3 +192,36 @@ def test_sync_verbose_says_its_progress_and_the_requests_in_flight_and_why(
     assert re.fullmatch(r"pigeon: at most \d+ requests were in flight \(.+\)", lines[-1])
     assert run("sync")[0] == 0
     assert capsys.readouterr().err == ""  # without -v: silent
+
+
+def test_the_screener_and_lanes_from_the_command_line(running: Service) -> None:
+    from pigeon_service.demo_newcomers import NEWCOMERS, newcomer_thread
+
+    assert run("sync")[0] == 0
+    counts = json.loads(run("views", "--json")[1])
+    assert counts["screener"] == 0
+    assert sum(counts[lane] for lane in ("people", "newsletters", "notifications", "receipts")) == counts["inbox"]
+    table = run("views")[1]
+    for name in ("people", "newsletters", "notifications", "receipts", "owed", "waiting", "screener", "kept-out"):
+        assert re.search(rf"^{name}\s+\d+$", table, re.MULTILINE), name
+    new = newcomer_thread(running.db, None, running.alice.id, NEWCOMERS[0])
+    assert new is not None
+    assert run("sync")[0] == 0
+    waiting = json.loads(run("search", "--json", "--view", "screener")[1])["threads"]
+    assert [t["id"] for t in waiting] == [new.thread_id]
+    assert [t["id"] for t in json.loads(run("search", "--json", "in:screener")[1])["threads"]] == [new.thread_id]
+    code, text = run("why", new.thread_id or "")
+    assert code == 0
+    assert "In the Screener: hello@tidepool.example has not written to you before" in text
+    assert "- it has an unsubscribe link" in text
+    assert run("let-in", new.thread_id or "") == (0, "Let in: hello@tidepool.example (1 thread)\n")
+    newsletters = json.loads(run("search", "--json", "--view", "newsletters", "Tidepool")[1])["threads"]
+    assert [t["id"] for t in newsletters] == [new.thread_id]
+    assert run("lane", new.thread_id or "", "--to", "people")[1] == "To People: hello@tidepool.example (1 thread)\n"
+    assert new.thread_id in [t["id"] for t in json.loads(run("search", "--json", "in:people")[1])["threads"]]
+    code, text = run("keep-out", "--domain", new.thread_id or "")
+    assert (code, text) == (0, "Kept out: everyone at tidepool.example (1 thread)\n")
+    assert json.loads(run("views", "--json")[1])["kept-out"] == 0  # the address was let in: that wins
+    assert run("keep-out", new.thread_id or "") == (0, "Kept out: hello@tidepool.example (1 thread)\n")
+    assert json.loads(run("views", "--json")[1])["kept-out"] == 1
+    assert run("lane", new.thread_id or "", "--to", "spam")[0] == 2

@@ -125,10 +125,12 @@ class ProfileConfig:
     ``poll_interval`` seconds (at least 5; longer while the service fails). ``live``: webhooks on top when they
     can work (a receiver on 127.0.0.1 when the service is on this machine and the keyring can keep its secret);
     on by default. ``token_command``: a program and its arguments that prints the token (run without a shell;
-    ``PIGEON_TOKEN`` wins over it, it wins over the keyring)."""
+    ``PIGEON_TOKEN`` wins over it, it wins over the keyring). ``screener``: mail from a sender new to the user
+    waits in the Screener until let in; on by default."""
 
     base_url: str = DEFAULT_BASE_URL
     live: bool = True
+    screener: bool = True
     poll_interval: float = 60.0
     token_command: list[str] = field(default_factory=list)
 
@@ -143,6 +145,9 @@ class ProfileConfig:
         live = data.get("live", True)
         if not isinstance(live, bool):
             raise ValueError(f"{where}.live: should be true or false")
+        screener = data.get("screener", True)
+        if not isinstance(screener, bool):
+            raise ValueError(f"{where}.screener: should be true or false")
         interval = data.get("poll_interval", 60.0)
         if isinstance(interval, bool) or not isinstance(interval, int | float) or math.isnan(interval):
             raise ValueError(f"{where}.poll_interval: should be a number of seconds")
@@ -151,6 +156,7 @@ class ProfileConfig:
         return cls(
             base_url=base_url,
             live=live,
+            screener=screener,
             poll_interval=float(interval),
             token_command=_command(data, "token_command", f"{where}."),
         )

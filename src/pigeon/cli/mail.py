@@ -1,5 +1,5 @@
 """Commands on the local store, through the mail core: sync, search, the views' counts, triage (one command per
-verb of the action registry) and undo."""
+verb of the action registry), undo, and what needs you (senders let in or kept out, lanes taught, why)."""
 
 from __future__ import annotations
 
@@ -141,4 +141,36 @@ def cmd_undo(args: argparse.Namespace, out: TextIO) -> int:
     except DamagedStep as exc:
         raise UsageError(damaged_step_words(exc)) from None
     out.write(f"Undone: {clean_line(describe(change))}\n" if change else "Nothing to undo.\n")
+    return EXIT_OK
+
+
+def cmd_attention(args: argparse.Namespace, out: TextIO) -> int:
+    """A Screener or lane verb of the registry (``args.action_id``) on the senders of the threads named, or why."""
+    import asyncio
+
+    from pigeon.core.attention import NoSender, Ruling
+    from pigeon.core.errors import UnknownThread
+
+    async def go(core: MailCore) -> list[str]:
+        try:
+            ids = core.resolve_threads(args.threads)
+        except UnknownThread as exc:
+            raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
+        if args.action_id == "attention.why":
+            return await core.attention.why(ids[0])
+        rulings: dict[str, Ruling] = {}
+        for thread_id in ids:
+            try:
+                if args.action_id == "attention.lane":
+                    ruling = await core.attention.teach(thread_id, args.lane)
+                else:
+                    let_in = args.action_id == "attention.let_in"
+                    ruling = await core.attention.screen(thread_id, "in" if let_in else "out", domain=args.domain)
+            except NoSender as exc:
+                raise UsageError(str(exc)) from None
+            rulings.setdefault(ruling.key, ruling)
+        return [ruling.words(await asyncio.to_thread(ruling.apply)) for ruling in rulings.values()]
+
+    for line in run(args, go, local=True):
+        out.write(clean_line(line) + "\n")
     return EXIT_OK

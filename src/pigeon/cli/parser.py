@@ -12,7 +12,7 @@ from pigeon import __version__
 from pigeon.cli.contacts import FORMATS, cmd_contacts_list, cmd_contacts_search
 from pigeon.cli.demo import cmd_demo
 from pigeon.cli.drafts import cmd_compose, cmd_drafts
-from pigeon.cli.mail import cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
+from pigeon.cli.mail import cmd_attention, cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
 from pigeon.cli.serve import cmd_serve, cmd_token_create
 from pigeon.cli.service import (
@@ -27,6 +27,7 @@ from pigeon.cli.service import (
     cmd_webhooks_create,
 )
 from pigeon.core.actions import verbs
+from pigeon.core.listing import LANE_VIEWS, VIEWS
 
 
 class EventChoices:
@@ -195,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="words and from: to: subject: is: has:attachment label: before:yesterday after:3d; "
         "OR between two terms, - before one to exclude it (options go before the words)",
     )
-    search.add_argument("--view", default="all", help="inbox, unread, starred, snoozed, done, all or label:NAME")
+    search.add_argument("--view", default="all", help=f"{', '.join(VIEWS)} or label:NAME")
     search.add_argument("--sort", default="date", choices=["date", "sender", "subject"])
     search.add_argument("--limit", type=_positive, default=50)
     add(commands, "views", cmd_views, "how many threads each view holds", as_json)
@@ -216,6 +217,16 @@ def build_parser() -> argparse.ArgumentParser:
             triage.add_argument("--add", metavar="LABEL")
             triage.add_argument("--remove", metavar="LABEL")
     add(commands, "undo", cmd_undo, "take back the last triage step")
+    for action, verb in verbs():  # what needs you: the Screener's decisions, lanes, why
+        if not action.id.startswith("attention."):
+            continue
+        attention = add(commands, verb.name, cmd_attention, verb.help)
+        attention.set_defaults(action_id=action.id)
+        attention.add_argument("threads", nargs="+" if action.id != "attention.why" else 1, metavar="THREAD")
+        if action.id == "attention.lane":
+            attention.add_argument("--to", required=True, choices=LANE_VIEWS, dest="lane")
+        if action.id in ("attention.let_in", "attention.keep_out"):
+            attention.add_argument("--domain", action="store_true", help="everyone at the sender's domain")
     for action, verb in verbs():  # the hand-off verbs: reply, reply-all, forward, compose
         if action.compose is None:
             continue

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pigeon.core.when import day_start
-from pigeon.store.mailstore import MailStore, StoredThread
-from pigeon.store.predicates import LABEL_VIEW, SORTS, VIEWS
+from pigeon.store.mailstore import MailStore, StoredThread, UnknownThread
+from pigeon.store.predicates import LABEL_VIEW, LANE_VIEWS, SORTS, VIEWS
 from pigeon.store.search import SearchQuery
 from pigeon.store.search import parse_query as read_query
 
-__all__ = ["LABEL_VIEW", "PAGE", "SORTS", "VIEWS", "Listing", "SearchQuery", "ThreadRow", "parse_query"]
+__all__ = ["LABEL_VIEW", "LANE_VIEWS", "PAGE", "SORTS", "VIEWS", "Listing", "SearchQuery", "ThreadRow", "parse_query"]
 
 PAGE = 200
 
@@ -153,3 +153,19 @@ def where(thread: StoredThread) -> str:
     if thread.muted:
         return "muted"
     return ""
+
+
+def resolve_threads(store: MailStore, given: Sequence[str]) -> list[str]:
+    """Thread ids from whole ids or prefixes naming one stored thread (as git's); UnknownThread, saying which."""
+    resolved = []
+    for text in given:
+        text = text.strip()
+        found = store.thread_ids(text) if text else []
+        if found and found[0] == text:
+            resolved.append(text)
+            continue
+        if len(found) != 1:
+            why = "matches several threads; give more of the id" if found else "matches no thread"
+            raise UnknownThread(f"{text!r} {why}")
+        resolved.append(found[0])
+    return resolved

@@ -18,14 +18,14 @@ from pigeon.config import Config
 from pigeon.core import conversation
 from pigeon.core.actions import Action
 from pigeon.core.address_book import AddressBook
+from pigeon.core.attention import Attention
 from pigeon.core.errors import NotSaved, draft_reason
 from pigeon.core.handoff import HandOff
-from pigeon.core.listing import Listing, searched
+from pigeon.core.listing import Listing, resolve_threads, searched
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.paged import latest_by_writer, loaded, stored_messages
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.core.unreadable import skipped_words, unreadable_words
-from pigeon.store.cache import UnknownThread
 from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.store.mailstore import MailStore, StoredThread, store_path
 from pigeon.store.search import SearchQuery
@@ -92,6 +92,7 @@ class MailCore(Session):
         self.inboxes: list[Inbox] = []
         self.contacts: dict[str, Contact] = {}
         self.address_book = AddressBook(self)  # the contacts' addresses, found as a person types
+        self.attention = Attention(self, screening=profile.screener)  # the Screener, the lanes, why
         self.messages: dict[str, Sequence[Message]] = {}  # threads read whole (long ones a page at a time), by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._unreadable: dict[str, list[Unreadable]] = {}  # threads' messages that could not be read, by thread
@@ -139,10 +140,14 @@ class MailCore(Session):
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
         client = await self.connect()
+        also = self.live.named | await self.attention.refetched()  # (those synced leave it)
         report = await sync(
-            client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new, also=self.live.named
+            client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new, also=also
         )
+        self.live.named &= also
         self._stored_new = []
+        await self.attention.after_sync()
+        report = await self.attention.announced(report)
         self.inboxes = list(report.inbox_list)
         if report.changed:  # contacts that came with new mail (on a first sync, all of them)
             await self.learn_stored_contacts()
@@ -158,8 +163,13 @@ class MailCore(Session):
     def index_behind(self) -> asyncio.Task[int]:
         """Put the stored text not yet in the search index into it, in the background (at start: offline too)."""
         if self._indexing is None or self._indexing.done():
-            self._indexing = asyncio.create_task(index_stored(self.store), name="search-index")
+            self._indexing = asyncio.create_task(self._index_stored(), name="search-index")
         return self._indexing
+
+    async def _index_stored(self) -> int:
+        indexed = await index_stored(self.store)  # (threads stored by an older Pigeon are sorted there too)
+        await self.attention.after_sorting()
+        return indexed
 
     @property
     def indexing(self) -> bool:
@@ -173,18 +183,7 @@ class MailCore(Session):
 
     def resolve_threads(self, given: Sequence[str]) -> list[str]:
         """Thread ids from whole ids or prefixes naming one stored thread (as git's); UnknownThread, saying which."""
-        resolved = []
-        for text in given:
-            text = text.strip()
-            found = self.store.thread_ids(text) if text else []
-            if found and found[0] == text:
-                resolved.append(text)
-                continue
-            if len(found) != 1:
-                why = "matches several threads; give more of the id" if found else "matches no thread"
-                raise UnknownThread(f"{text!r} {why}")
-            resolved.append(found[0])
-        return resolved
+        return resolve_threads(self.store, given)
 
     def listing(
         self,

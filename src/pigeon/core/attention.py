@@ -1,0 +1,206 @@
+"""What needs the user: letting a new sender in or keeping them out (the Screener), teaching a sender's lane, and
+why a thread is where it is. A decision goes into the sender's contact on the service (a documented metadata key,
+so that every machine on the account heeds it at its next sync); a sender without a contact, or a service that
+cannot be reached, keeps it in the local store, and the caller is told so. No Textual here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from pigeon.api import PigeonError
+from pigeon.store.lanes import LANES, domain_of
+from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, WAITS, Screen, key_of
+
+Screening = Screen
+"""A Screener decision: ``"in"`` or ``"out"``."""
+__all__ = ["LANES", "LANE_NAMES", "Attention", "NoSender", "Ruling", "Screening"]
+
+if TYPE_CHECKING:
+    from pigeon.api.client import PigeonClient
+    from pigeon.models import Contact
+    from pigeon.store.mailstore import MailStore
+    from pigeon.store.sync import SyncReport
+
+LANE_NAMES = {
+    "people": "People",
+    "newsletters": "Newsletters",
+    "notifications": "Notifications",
+    "receipts": "Receipts",
+}
+REFETCHED = 50
+"""Threads waiting in the Screener fetched again at each sync, newest first: their messages carry the senders'
+contacts as they are now, with any decision made on another machine."""
+
+
+class Attends(Protocol):
+    """What this reads of the mail core."""
+
+    store: MailStore
+    clock: Callable[[], datetime]
+    contacts: dict[str, Contact]
+
+    async def connect(self) -> PigeonClient: ...
+
+    def contact_changed(self, contact: Contact) -> None: ...
+
+
+class NoSender(LookupError):
+    """A thread with no sender to decide on: only the user wrote in it."""
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A decision on a sender (``key``: an address or ``@domain``), written to their ``contact`` on the service
+    (else ``why`` it was not), to be applied to the store: :meth:`apply`, in a thread."""
+
+    store: MailStore
+    now: datetime
+    key: str
+    screen: Screen | None
+    lane: str | None
+    contact: Contact | None = None
+    why: str = ""
+
+    def apply(self) -> int:
+        """Move the sender's threads where the decision puts them; returns how many threads they have."""
+        if self.contact is not None:
+            self.store.put_contact(self.contact)  # (its metadata is the decision, read as any sync reads it)
+        contact_id = self.contact.id or "" if self.contact is not None else ""
+        return self.store.decide(self.key, now=self.now, screen=self.screen, lane=self.lane, contact_id=contact_id)
+
+    def words(self, threads: int) -> str:
+        """The decision as one line: what was done, to how many threads, and where it is kept when not on the
+        contact (untrusted text inside: clean it to show it)."""
+        whom = f"everyone at {self.key[1:]}" if self.key.startswith("@") else self.key
+        done = {"in": "Let in", "out": "Kept out"}.get(self.screen or "", f"To {LANE_NAMES.get(self.lane or '', '')}")
+        line = f"{done}: {whom} ({threads} thread{'s' if threads != 1 else ''})"
+        return line if self.contact is not None else f"{line}. Kept on this machine only: {self.why}."
+
+
+class Attention:
+    """The Screener's and the lanes' decisions, and the reasons behind a thread's place (``core.attention``)."""
+
+    def __init__(self, core: Attends, *, screening: bool = True) -> None:
+        self.core = core
+        self.screening = screening
+        self._synced = False
+
+    async def screen(self, thread_id: str, screen: Screen, *, domain: bool = False) -> Ruling:
+        """Let the sender of a thread in, or keep them out, by their address or their whole domain: written to
+        their contact now; :meth:`Ruling.apply` moves their threads."""
+        key, sender = await self._target(thread_id, domain)
+        return await self._rule(key, sender, {DOMAIN_KEY if domain else SCREEN_KEY: screen}, screen, None)
+
+    async def teach(self, thread_id: str, lane: str) -> Ruling:
+        """Send the mail of a thread's sender to ``lane`` from now on (this thread too)."""
+        if lane not in LANES:
+            raise ValueError(f"unknown lane {lane!r}; lanes are {', '.join(LANES)}")
+        key, sender = await self._target(thread_id, domain=False)
+        return await self._rule(key, sender, {LANE_KEY: lane}, None, lane)
+
+    async def _target(self, thread_id: str, domain: bool) -> tuple[str, str]:
+        sender = await asyncio.to_thread(self.core.store.sender_of, thread_id)
+        if not sender:
+            raise NoSender("Only you wrote in this thread: there is no sender to decide on.")
+        if domain and not domain_of(sender):
+            raise NoSender(f"{sender} has no domain.")
+        return key_of(sender, domain=domain), sender
+
+    async def _rule(
+        self, key: str, address: str, meta: dict[str, str], screen: Screen | None, lane: str | None
+    ) -> Ruling:
+        contact = await asyncio.to_thread(self.core.store.contact_for, address)
+        ruling = Ruling(self.core.store, self.core.clock(), key, screen, lane)
+        if contact is None or not contact.id:
+            return replace(ruling, why="the service has no contact for this sender")
+        from pigeon.models import UpdateContact
+
+        try:
+            client = await self.core.connect()
+            updated = await client.contacts.update(
+                contact.id, UpdateContact(metadata={**(contact.metadata or {}), **meta})
+            )
+        except PigeonError as exc:
+            return replace(ruling, why=f"the contact could not be updated ({exc})")
+        self.core.contact_changed(updated)
+        return replace(ruling, contact=updated)
+
+    async def why(self, thread_id: str) -> list[str]:
+        """Why a thread is where it is, a line a reason (untrusted text inside: clean it to show it)."""
+        found = await asyncio.to_thread(self.core.store.why, thread_id)
+        if found is None:
+            return ["This thread is not in the store."]
+        if not found.sender:
+            return ["Only you wrote in this thread: it is yours, in no lane and never screened."]
+        lines: list[str] = []
+        decisions = {d.key: d for d in found.decisions}
+        by_address, by_domain = decisions.get(found.sender), decisions.get("@" + domain_of(found.sender))
+        if found.screen == KEPT_OUT:
+            lines.append(f"Kept out: {_decided_by(by_address, by_domain, 'screen', found.sender)}.")
+        elif found.screen == WAITS:
+            lines.append(f"In the Screener: {found.sender} has not written to you before, and you have not to them.")
+        elif found.written_to:
+            lines.append(f"In the Inbox: you have written to {found.sender}.")
+        elif found.screening and (by_address or by_domain):
+            lines.append(f"In the Inbox: {_decided_by(by_address, by_domain, 'screen', found.sender)}.")
+        elif found.screening:
+            lines.append(f"In the Inbox: {found.sender} is let in.")
+        else:
+            lines.append("In the Inbox: the Screener is off." if not self.screening else "In the Inbox.")
+        lane = LANE_NAMES.get(found.lane, found.lane or "none yet")
+        taught = [d for d in (by_address, by_domain) if d is not None and d.lane]
+        if taught:
+            lines.append(f"Lane {lane}: {_decided_by(by_address, by_domain, 'lane', found.sender)}.")
+        else:
+            lines.append(f"Lane {lane}, from what the mail shows:")
+            lines += [f"- {s.said}" for s in found.signals] or ["- nothing but that a person wrote it"]
+        return lines
+
+    async def after_sync(self) -> None:
+        """After a whole sync: apply the Screener setting, and start screening if the store's threads are sorted
+        (a store an older Pigeon wrote: after :meth:`after_sorting`)."""
+        self._synced = True
+        await asyncio.to_thread(self.core.store.screening_on, self.screening)
+        await asyncio.to_thread(self.core.store.begin_screening, self.core.clock())
+
+    async def after_sorting(self) -> None:
+        """Threads stored by an older Pigeon are sorted: start screening, if a whole sync has been (one under way
+        has stored only some threads' senders, and screening lets in the senders there are when it starts)."""
+        if self._synced:
+            await asyncio.to_thread(self.core.store.begin_screening, self.core.clock())
+
+    async def announced(self, report: SyncReport) -> SyncReport:
+        """A sync's report with the new mail of senders kept out left out (it never notifies), and the threads of
+        the rest that wait in the Screener named."""
+        threads = {m.thread_id for m in report.new_messages if m.thread_id}
+        screens = await asyncio.to_thread(self.core.store.screens, threads) if threads else {}
+        kept = tuple(m for m in report.new_messages if screens.get(m.thread_id or "") != KEPT_OUT)
+        waiting = frozenset(t for t, screen in screens.items() if screen == WAITS)
+        return replace(report, new_messages=kept, screened=waiting)
+
+    async def refetched(self) -> set[str]:
+        """The threads a sync fetches again: the newest waiting in the Screener."""
+        store, now = self.core.store, self.core.clock()
+        rows = await asyncio.to_thread(store.list_threads, "screener", limit=REFETCHED, now=now)
+        return {row.id for row in rows}
+
+
+def _decided_by(address: object, domain: object, what: str, sender: str) -> str:
+    from pigeon.store.screening import Decision
+
+    decision = address if isinstance(address, Decision) and getattr(address, what) else domain
+    if not isinstance(decision, Decision):
+        return f"{sender} is let in"
+    whom = f"everyone at {decision.key[1:]}" if decision.key.startswith("@") else decision.key
+    value = getattr(decision, what)
+    said = {"in": "let in", "out": "kept out"}.get(value, f"taught to go to {LANE_NAMES.get(value, value)}")
+    source = {
+        "contact": "as their contact says (any machine on your account)",
+        "local": "on this machine",
+        "existing": "as a sender of the mail you had when the Screener started",
+    }.get(decision.source, "")
+    return f"{whom} {said} {source}".strip()
