@@ -36,6 +36,7 @@ from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
 from pigeon_service.demo_mail import demo_database
 
 SIZE = (160, 45)
@@ -49,6 +50,10 @@ OUT = Path(__file__).resolve().parents[2] / "screenshots"
 
 def frozen_clock() -> datetime:
     return NOW
+
+
+SERVICES: dict[int, Database] = {}
+"""The demo service's database of each scene's app (by the app's id), for scenes that bring new mail."""
 
 
 def scene_app(*, logged_in: bool = True) -> PigeonApp:
@@ -67,7 +72,7 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
         from tests.keyrings import MemoryKeyring
 
         keyring.set_keyring(MemoryKeyring())
-    return make_app(
+    app = make_app(
         config,
         token=token if logged_in else None,
         client_factory=factory,
@@ -76,6 +81,8 @@ def scene_app(*, logged_in: bool = True) -> PigeonApp:
         clock=frozen_clock,
         store=MailStore(":memory:"),
     )
+    SERVICES[id(app)] = db
+    return app
 
 
 def pigeon_app(pilot: Pilot[None]) -> PigeonApp:
@@ -303,6 +310,26 @@ async def triaged(pilot: Pilot[None]) -> None:
     await settle(pilot, previewed)
 
 
+async def screener(pilot: Pilot[None]) -> None:
+    """First-time senders in the Screener after the first sync, and why one of them is there."""
+    from pigeon.tui.screens.why import WhyScreen
+    from pigeon_service.demo_newcomers import NEWCOMERS, newcomer_thread
+
+    app = pigeon_app(pilot)
+    screen, threads, _ = await mail_screen(pilot)
+    service = SERVICES[id(app)]
+    account = service.account_ids()[0]
+    for n, spec in enumerate(NEWCOMERS):
+        newcomer_thread(service, None, account, spec, at=NOW - timedelta(minutes=5 * n + 2))
+    await pilot.press("ctrl+r")
+    await settle(pilot, lambda: screen.synced and app.core.store.view_counts(NOW)["screener"] == len(NEWCOMERS))
+    await pilot.press("S")
+    await settle(pilot, lambda: screen.view == "screener" and len(threads.source) == len(NEWCOMERS))
+    await previewed(pilot)
+    await pilot.press("W")
+    await settle(pilot, lambda: isinstance(app.screen, WhyScreen))
+
+
 @dataclass(frozen=True)
 class Scene:
     run_before: Callable[[Pilot[None]], Awaitable[None]]
@@ -318,6 +345,7 @@ SCENES: dict[str, Scene] = {
     "login": Scene(login, logged_in=False),
     "narrow": Scene(main_view, size=(110, 40)),
     "triage": Scene(triaged),
+    "screener": Scene(screener),
     "contacts": Scene(contacts),
     "contact-editor": Scene(editor_error),
     "create-inbox": Scene(create_inbox),

@@ -59,8 +59,9 @@ async def test_open_an_inbox_then_a_thread_then_read_it(service: Service) -> Non
         # (the inboxes come in a request of their own, which may end after the threads are listed)
         await settle(pilot, app, lambda: len([i for i in listed() if i and i.startswith("inbox:")]) >= 4)
         ids = listed()
-        views = ["view:inbox", "view:unread", "view:starred", "view:snoozed", "view:done", "view:all"]
-        assert ids[:6] == views
+        views = ["inbox", "people", "newsletters", "notifications", "receipts", "owed", "waiting", "screener"]
+        views += ["unread", "starred", "snoozed", "done", "kept-out", "all"]
+        assert ids[: len(views)] == [f"view:{view}" for view in views]
         assert len([i for i in ids if i and i.startswith("inbox:")]) == 4
         team = next(i for i in app.core.inboxes if i.display_name == "Team")
         screen = on_screen(app, MainScreen)

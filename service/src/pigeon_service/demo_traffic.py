@@ -1,4 +1,5 @@
-"""Live traffic for the demo: a new message in a random thread every few seconds, with its events.
+"""Live traffic for the demo: a new message in a random thread every few seconds, with its events; in its first
+ticks, every other one brings a thread from a first-time sender instead (:mod:`.demo_newcomers`).
 
 Inbound messages arrive ``MESSAGE_STATUS_RECEIVED`` and emit ``message.created``. Outbound ones start
 ``MESSAGE_STATUS_PENDING`` (``message.created``), become ``SENT`` a moment later (``message.sent`` and
@@ -18,6 +19,7 @@ from typing import Any
 from pigeon.models import ContentType, EventKind, Message, MessageDirection, MessageStatus, RecipientType
 from pigeon_service.db import Database, iso
 from pigeon_service.demo_conversation import message_id_metadata
+from pigeon_service.demo_newcomers import NEWCOMERS, newcomer_thread
 from pigeon_service.rows import new_id
 from pigeon_service.webhooks import Deliverer, emit
 
@@ -122,9 +124,14 @@ def live_traffic(interval: float = 5.0, *, seed: int | None = None) -> Job:
     async def job(db: Database, deliverer: Deliverer) -> None:
         rng = random.Random(seed)  # noqa: S311  (demo traffic, not security)
         pending: set[asyncio.Task[None]] = set()
+        tick = 0
         while True:
             await asyncio.sleep(interval * rng.uniform(0.7, 1.3))
+            tick += 1
             for account_id in db.account_ids():
+                newcomer = tick % 2 == 1 and tick // 2 < len(NEWCOMERS)
+                if newcomer and newcomer_thread(db, deliverer, account_id, NEWCOMERS[tick // 2]) is not None:
+                    continue
                 message = new_message(db, deliverer, account_id, rng)
                 if message is not None and message.direction == MessageDirection.OUTBOUND and message.id:
                     task = asyncio.create_task(

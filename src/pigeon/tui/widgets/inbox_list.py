@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from pigeon.core.listing import LANE_VIEWS
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import safe_line
 from pigeon.tui.widgets.pane import Pane
@@ -22,6 +23,14 @@ ALL_INBOXES = "*"
 
 VIEW_LABELS = {
     "inbox": "Inbox",
+    "people": "People",
+    "newsletters": "Newsletters",
+    "notifications": "Notifications",
+    "receipts": "Receipts",
+    "owed": "Owed",
+    "waiting": "Waiting",
+    "screener": "Screener",
+    "kept-out": "Kept out",
     "unread": "Unread",
     "starred": "Starred",
     "snoozed": "Snoozed",
@@ -78,7 +87,8 @@ class InboxList(OptionList, Pane):
         options: list[Option] = []
         for view, count in counts.items():
             shown = count if view != "all" else 0
-            options.append(Option(inbox_prompt(view_label(view), shown), id=f"view:{view}"))
+            label = ("  " if view in LANE_VIEWS else "") + view_label(view)  # (the lanes, under the Inbox)
+            options.append(Option(inbox_prompt(label, shown), id=f"view:{view}"))
         options.append(Option(Content.styled("Inboxes", "dim"), id="heading", disabled=True))
         for inbox in inboxes:
             options.append(

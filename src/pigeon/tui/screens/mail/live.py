@@ -160,7 +160,7 @@ class LivePart(Part):
             self.run(self._index_filled, group="index", description="filling the search index", exclusive=True)
         self.shown.threads_changed(report.changed)
         if announce:
-            self.stored_new_mail(report.new_messages)
+            self.stored_new_mail(report.new_messages, report.screened)
         if self._mode is not None and self._mode.webhooks:
             await self._check_deliveries(report.new_messages)
         if not self._started:
@@ -245,9 +245,10 @@ class LivePart(Part):
             self._check_timer.stop()
             self._check_timer = None
 
-    def stored_new_mail(self, stored: tuple[MailMessage, ...]) -> None:
+    def stored_new_mail(self, stored: tuple[MailMessage, ...], screened: frozenset[str] = frozenset()) -> None:
         """The mail a sync stored new, to announce (each message once; what arrives within a moment makes one
-        note): only what the store now holds is ever announced, whatever the deliveries said."""
+        note): only what the store now holds is ever announced, whatever the deliveries said. A new sender's
+        (``screened``: their threads) is said to wait in the Screener."""
         from pigeon.models import MessageDirection
 
         if not self.core.config.ui.notify_new_mail:
@@ -257,6 +258,8 @@ class LivePart(Part):
                 continue
             who = clean_line(sender_name(message, self.core.contacts), limit=40)
             what = clean_line(message.subject or "(no subject)", limit=60)
+            if message.thread_id in screened:
+                what = f"{what} (in the Screener: S)"
             self._arrived[message.id] = (who, what)
         if self._arrived and self._announce_timer is None:
             self._announce_timer = self.screen.set_timer(ANNOUNCE_AFTER, self.announce_new_mail)

@@ -28,6 +28,7 @@ from pigeon.tui.keys import bindings
 from pigeon.tui.messages import ContactSaved, InboxesChanged, LiveEvent, Offline
 from pigeon.tui.render import load_readers
 from pigeon.tui.screens.base import ReportsFailures
+from pigeon.tui.screens.mail.attention import AttentionPart
 from pigeon.tui.screens.mail.handoff import HandOffPart
 from pigeon.tui.screens.mail.live import LivePart
 from pigeon.tui.screens.mail.reading import ReaderPart, ThreadOpened
@@ -63,6 +64,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.live = LivePart(self, core, self)
         self.handoff = HandOffPart(self, core)
         self.triage = TriagePart(self, core, self.threads.change)
+        self.attention = AttentionPart(self, core, self.threads.change)
 
     def draw_key(self, *widgets: Widget) -> None:
         """Draw what a key changed in ``widgets`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
@@ -283,6 +285,17 @@ class MainScreen(ReportsFailures, Screen[None]):
         open thread)."""
         op = BY_ID[f"triage.{action_id}"].op
         self.triage.act(action_id, self.targets(), turns_on=self.threads.turns_on(op), watch=self.reading.open_id)
+
+    def action_screen_sender(self, screen: str, domain: bool = False) -> None:
+        """Let the sender of the threads a triage key acts on in, or keep them out."""
+        watch = self.reading.open_id
+        self.attention.screen_sender(self.targets(), "out" if screen == "out" else "in", domain=domain, watch=watch)
+
+    def action_move_lane(self) -> None:
+        self.attention.move_lane(next(iter(self.targets()), None), self.reading.open_id)
+
+    def action_why(self) -> None:
+        self.attention.why(next(iter(self.targets()), None), self.reading.open_id)
 
     def action_select(self, move: int = 0) -> None:
         self.threads.select(move)

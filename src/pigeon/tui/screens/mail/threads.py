@@ -29,6 +29,10 @@ from pigeon.tui.widgets.thread_list import ThreadList
 SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
 
 
+VIEW_HINTS = {"screener": "I let in, X keep out, W why", "kept-out": "I let in, W why", "owed": "oldest first"}
+"""What a view's status line says of it: the keys that matter there."""
+
+
 @dataclass(frozen=True)
 class Changed:
     """What :meth:`ThreadsPart.change` did: the change's own result, how many threads left the view, whether the
@@ -196,6 +200,8 @@ class ThreadsPart(Part):
             parts.append(f"{len(self.selected)} selected")
         if self.sort != "date":
             parts.append(f"by {self.sort}")
+        if self.view in VIEW_HINTS and shown:
+            parts.append(VIEW_HINTS[self.view])
         if self.live_mode:
             parts.append(self.live_mode)
         self.set_status(Content.styled(" · ".join(parts), "dim"))
