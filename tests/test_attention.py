@@ -253,3 +253,38 @@ async def test_a_store_from_an_older_pigeon_is_sorted_then_screened(service: Ser
     new = arrive(service, PERSON)
     await core.sync()
     assert ids(core, "screener") == [new.thread_id]
+
+
+async def test_a_reminder_brings_a_sent_thread_back_if_no_answer_came_by_then(service: Service, cores: Cores) -> None:
+    from datetime import timedelta
+
+    from pigeon.core.actions import BY_ID, describe
+    from pigeon.core.listing import Listing
+
+    core = cores()
+    await core.sync()
+    remind = BY_ID["triage.remind"]
+    quiet, answered = ids(core, "waiting")[:2]
+    due = NOW + timedelta(days=1)
+    change = core.apply(remind, [quiet, answered], until=due)
+    assert change.count == 2
+    assert describe(change).endswith("if no answer comes: 2 threads")
+    assert quiet not in ids(core, "inbox")  # away until it is due
+    assert quiet in ids(core, "waiting")
+    service.add_message(service.alice, answered, subject="Re: the answer")  # an answer comes before it is due
+    await core.sync()
+    later = NOW + timedelta(days=2)
+    inbox = {t.id: t for t in core.store.list_threads("inbox", limit=1000, now=later)}
+    assert inbox[quiet].reminded  # due, and no answer: back, and said so
+    assert not inbox[answered].reminded  # the answer brought it back, and ended the reminder
+    assert [t.id for t in core.store.list_threads("all", "is:reminded", limit=100, now=later)] == [quiet]
+    listing = Listing(core.store, view="inbox", query=None, inbox_id=None, sort="date", now=later)
+    rows = {listing.row(n).id: listing.row(n) for n in range(len(listing))}
+    assert rows[quiet].where == "no answer"
+    assert rows[answered].where == ""
+    assert quiet not in [t.id for t in core.store.list_threads("inbox", limit=1000, now=due - timedelta(minutes=1))]
+    owed = ids(core, "owed")[0]
+    with pytest.raises(ValueError, match="the last message of this thread is not yours"):
+        core.apply(remind, [owed], until=due)
+    assert core.undo() == change  # one undo step
+    assert quiet in [t.id for t in core.store.list_threads("inbox", limit=1000, now=NOW)]

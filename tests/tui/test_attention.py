@@ -112,3 +112,27 @@ async def test_the_palette_offers_the_screeners_decisions_and_the_new_views(serv
         await pilot.press("enter")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and len(threads.source) == 0)
         assert sidebar(app)["view:kept-out"].endswith("1")
+
+
+async def test_t_on_a_thread_you_wrote_last_sets_a_reminder(service: Service) -> None:
+    from pigeon.tui.screens.pickers import SnoozePicker
+
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("ctrl+p", *"View: Waiting")
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["View: Waiting"])
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and app.screen.view == "waiting")
+        waiting = len(threads.source)
+        assert waiting > 0
+        await pilot.press("T")
+        await settle(pilot, app, lambda: isinstance(app.screen, SnoozePicker))
+        assert "Back in the inbox, if no answer, on…" in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: "if no answer comes: 1 thread" in notes.text)
+        assert len(threads.source) == waiting  # still waiting for the answer
+        await pilot.press("1")
+        await settle(pilot, app, lambda: on_screen(app, MainScreen).view == "inbox")
+        await settle(pilot, app, lambda: len(threads.source) == 24)  # away until it is due

@@ -111,7 +111,7 @@ def cmd_triage(args: argparse.Namespace, out: TextIO) -> int:
     core = core_of(args, online=False)
     action = BY_ID[args.action_id]
     try:
-        if action.op == "snooze":
+        if action.op in ("snooze", "remind"):
             try:
                 until = parse_when(args.until, core.clock())
             except ValueError as exc:

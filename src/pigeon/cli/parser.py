@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         triage = add(commands, verb.name, cmd_triage, verb.help)
         triage.set_defaults(action_id=action.id, on=verb.on)
         triage.add_argument("threads", nargs="+", metavar="THREAD")
-        if action.op == "snooze":
+        if action.op in ("snooze", "remind"):
             triage.add_argument(
                 "--until",
                 required=True,

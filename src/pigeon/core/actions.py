@@ -17,7 +17,7 @@ Scope = Literal["app", "main", "reader", "find", "review"]
 """Where an action runs: anywhere (the app), on the mail screen, in the reader, in the reader while a find is on
 (its keys come before the reader's), or on the review of a draft."""
 
-Op = Literal["read", "star", "done", "snooze", "mute", "label"]
+Op = Literal["read", "star", "done", "snooze", "mute", "label", "remind"]
 """The store's triage operations."""
 
 
@@ -146,6 +146,15 @@ ACTIONS: tuple[Action, ...] = (
         "z",
         "snooze",
         Verb("snooze", "hide threads until a time or new mail"),
+    ),
+    _triage(
+        "remind",
+        "Remind me",
+        "If no answer by a time: back in the inbox then (on a thread you wrote last)",
+        "T",
+        "remind",
+        Verb("remind", "bring threads you wrote last back to the inbox at a time if no answer came"),
+        show=False,
     ),
     _triage(
         "label", "Label", "Add or remove a label", "l", "label", Verb("label", "add or remove a label"), show=False
@@ -392,4 +401,7 @@ def describe(change: Change) -> str:
         return f"{'Labelled' if change.on else 'Unlabelled'} {change.detail!r}: {threads}"
     if change.kind == "snooze":
         return f"Snoozed until {datetime.fromisoformat(change.detail).astimezone():%a %d %b %H:%M}: {threads}"
+    if change.kind == "remind":
+        when = datetime.fromisoformat(change.detail).astimezone()
+        return f"Back in the inbox {when:%a %d %b %H:%M} if no answer comes: {threads}"
     return change.detail  # a step recorded as words by an older Pigeon

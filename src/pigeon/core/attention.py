@@ -6,7 +6,7 @@ cannot be reached, keeps it in the local store, and the caller is told so. No Te
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -159,6 +159,15 @@ class Attention:
             lines.append(f"Lane {lane}, from what the mail shows:")
             lines += [f"- {s.said}" for s in found.signals] or ["- nothing but that a person wrote it"]
         return lines
+
+    def awaiting(self, ids: Sequence[str]) -> list[str]:
+        """``ids``, if the user wrote the last message of each (what a reminder waits on an answer to); else
+        ``ValueError`` naming how many did not."""
+        others = self.core.store.not_last_by_me(ids)
+        if others:
+            what = "this thread" if len(ids) == 1 else f"{len(others)} of the {len(ids)} threads"
+            raise ValueError(f"A reminder waits for an answer to you: the last message of {what} is not yours.")
+        return list(ids)
 
     async def after_sync(self) -> None:
         """After a whole sync: apply the Screener setting, and start screening if the store's threads are sorted

@@ -140,12 +140,14 @@ class Listing:
             starred=t.starred,
             selected=self._selected(t.id),
             labels=t.labels,
-            where=where(t) if self.searching else "",
+            where=where(t) if self.searching or t.reminded else "",
         )
 
 
 def where(thread: StoredThread) -> str:
-    """Where a thread found by a search is, when that is not the inbox."""
+    """Where a thread found by a search is, when that is not the inbox; a reminder come due says so anywhere."""
+    if thread.reminded:
+        return "no answer"
     if thread.snoozed_until is not None:
         return "snoozed"
     if thread.done:

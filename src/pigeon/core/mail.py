@@ -298,10 +298,11 @@ class MailCore(Session):
             return store.done(ids, on=on)
         if action.op == "mute":
             return store.mute(ids, on=on)
-        if action.op == "snooze":
+        if action.op in ("snooze", "remind"):
             if until is None:
-                raise ValueError("a snooze needs a time")
-            return store.snooze(ids, until)
+                raise ValueError(f"a {action.op} needs a time")
+            reminder = action.op == "remind"
+            return store.remind(self.attention.awaiting(ids), until) if reminder else store.snooze(ids, until)
         if action.op == "label":
             return store.label(ids, label, on=on)
         raise ValueError(f"{action.id} is not a triage action")

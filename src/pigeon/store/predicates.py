@@ -23,8 +23,21 @@ DONE = "(tr.done_upto IS NOT NULL AND t.last_message_at <= tr.done_upto)"
 SNOOZED = "(tr.snoozed_until IS NOT NULL AND tr.snoozed_until > :now AND t.last_message_at <= tr.snooze_upto)"
 MUTED = "(COALESCE(tr.muted, 0) = 1)"
 STARRED = "(COALESCE(tr.starred, 0) = 1)"
+REMINDED = (
+    "(COALESCE(tr.remind, 0) = 1 AND tr.snoozed_until IS NOT NULL AND tr.snoozed_until <= :now "
+    "AND t.last_message_at <= tr.snooze_upto)"
+)
+"""A reminder come due with no answer since it was set."""
 
-STATES = {"unread": UNREAD, "read": READ, "starred": STARRED, "done": DONE, "snoozed": SNOOZED, "muted": MUTED}
+STATES = {
+    "unread": UNREAD,
+    "read": READ,
+    "starred": STARRED,
+    "done": DONE,
+    "snoozed": SNOOZED,
+    "muted": MUTED,
+    "reminded": REMINDED,
+}
 """The ``is:`` operator's values."""
 
 LET_IN = "t.screen = 0"

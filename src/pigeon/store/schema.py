@@ -132,7 +132,8 @@ CREATE TABLE outlines (
 # or found), whether it waits in the Screener or was kept out (``screen``), and who wrote its last message, as
 # columns the views test; the lane found and its signals beside (``lanes``); the Screener's and the lanes'
 # decisions by address or ``@domain`` (``senders``); addresses the user wrote to; when screening started. A store
-# from before has its threads sorted in the background, then screening begins (``store/screening.py``).
+# from before has its threads sorted in the background, then screening begins (``store/screening.py``). A snooze
+# may be a reminder (``triage.remind``): back when due only if no answer came.
 _ATTENTION_V8 = """
 ALTER TABLE threads ADD COLUMN sender TEXT NOT NULL DEFAULT '';
 ALTER TABLE threads ADD COLUMN lane TEXT NOT NULL DEFAULT '';
@@ -163,6 +164,7 @@ CREATE TABLE screening (
     off    INTEGER NOT NULL DEFAULT 0
 );
 INSERT INTO screening (id) VALUES (1);
+ALTER TABLE triage ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
 """
 
 MIGRATIONS: list[str] = [

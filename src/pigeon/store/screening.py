@@ -278,6 +278,14 @@ class ScreeningStore(Database):
         )
         return next(readable(Contact, (r[0] for r in rows)), None)
 
+    def not_last_by_me(self, ids: Sequence[str]) -> list[str]:
+        """Of threads ``ids``, those whose last message the user did not write."""
+        rows = self.rows(
+            "SELECT id FROM threads WHERE id IN (SELECT value FROM json_each(?)) AND last_by != 'me'",
+            (json.dumps(list(ids)),),
+        )
+        return [r[0] for r in rows]
+
     def sender_of(self, thread_id: str) -> str:
         rows = self.rows("SELECT sender FROM threads WHERE id = ?", (thread_id,))
         return str(rows[0][0]) if rows else ""

@@ -1,6 +1,6 @@
 """Search queries over the local store: free text through SQLite FTS5, plus operators, ``OR`` and ``-``.
 
-``from:`` ``to:`` ``subject:`` ``is:unread|read|starred|done|snoozed|muted`` ``has:attachment`` ``label:``
+``from:`` ``to:`` ``subject:`` ``is:unread|read|starred|done|snoozed|muted|reminded`` ``has:attachment`` ``label:``
 ``in:inbox|unread|starred|snoozed|done|all`` ``before:DAY`` ``after:DAY`` (a date like 2026-11-01; the core teaches
 it day words such as ``yesterday``). Terms side by side must all hold; ``OR`` between two terms lets either do
 (``from:ada OR from:bob invoice``); ``-`` before a term or operator turns it round (``-is:read``, ``-invoice``). A
@@ -52,6 +52,7 @@ def walking_dates(where: str) -> str:
     with the newest first, SQLite then walks the date index and stops at the page's last row, instead of reading
     every match's thread and sorting them (a word that matches nothing walks the whole index: docs/performance.md)."""
     return where.replace(_MATCHES, "+" + _MATCHES)
+
 
 DayReader = Callable[[str], datetime]
 """Reads the value of ``before:``/``after:`` as the moment it starts; raises ``ValueError`` if it cannot."""

@@ -16,7 +16,7 @@ from pigeon.store.cache import UnknownThread, iso
 
 UNDO_KEEP = 200
 LABEL_MAX = 60
-KINDS = ("read", "star", "done", "snooze", "mute", "label")
+KINDS = ("read", "star", "done", "snooze", "mute", "label", "remind")
 
 
 class DamagedStep(Exception):
@@ -35,6 +35,7 @@ _NO_TRIAGE = {
     "snoozed_until": None,
     "snooze_upto": None,
     "muted": 0,
+    "remind": 0,
 }
 
 
@@ -99,7 +100,7 @@ class Change:
             change = cls(str(data["kind"]), int(data["count"]), bool(data.get("on", True)), str(data.get("detail", "")))
             if change.kind not in KINDS or change.count < 0 or not change.detail.isprintable():
                 raise ValueError(change.kind)
-            if change.kind == "snooze":
+            if change.kind in ("snooze", "remind"):
                 datetime.fromisoformat(change.detail)
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
             return cls("said", 0, True, clean_line(text, limit=120) or "(a step with no description)")
@@ -184,20 +185,28 @@ class TriageStore(Database):
     def done(self, ids: Sequence[str], on: bool = True) -> Change:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
             conn.execute(
-                "UPDATE triage SET done_upto = ?, snoozed_until = NULL, snooze_upto = NULL WHERE thread_id = ?",
+                "UPDATE triage SET done_upto = ?, snoozed_until = NULL, snooze_upto = NULL, remind = 0 "
+                "WHERE thread_id = ?",
                 (last if on else None, thread_id),
             )
 
         return self._change(ids, Change("done", len(set(ids)), on), apply)
 
-    def snooze(self, ids: Sequence[str], until: datetime) -> Change:
+    def snooze(self, ids: Sequence[str], until: datetime, *, remind: bool = False) -> Change:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:
             conn.execute(
-                "UPDATE triage SET snoozed_until = ?, snooze_upto = ?, done_upto = NULL WHERE thread_id = ?",
-                (iso(until), last, thread_id),
+                "UPDATE triage SET snoozed_until = ?, snooze_upto = ?, done_upto = NULL, remind = ? "
+                "WHERE thread_id = ?",
+                (iso(until), last, int(remind), thread_id),
             )
 
-        return self._change(ids, Change("snooze", len(set(ids)), True, until.astimezone(UTC).isoformat()), apply)
+        kind = "remind" if remind else "snooze"
+        return self._change(ids, Change(kind, len(set(ids)), True, until.astimezone(UTC).isoformat()), apply)
+
+    def remind(self, ids: Sequence[str], until: datetime) -> Change:
+        """Out of the inbox until ``until``, then back if no answer came (an answer brings it back at once, and
+        the reminder is over)."""
+        return self.snooze(ids, until, remind=True)
 
     def mute(self, ids: Sequence[str], on: bool = True) -> Change:
         def apply(conn: sqlite3.Connection, thread_id: str, last: str) -> None:

@@ -20,6 +20,7 @@ from pigeon.store.predicates import (
     MUTED,
     OLDEST,
     OLDEST_FIRST,
+    REMINDED,
     SNOOZED,
     SORTS,
     UNREAD,
@@ -70,6 +71,8 @@ class StoredThread:
     snoozed_until: datetime | None
     muted: bool
     labels: tuple[str, ...]
+    reminded: bool = False
+    """A reminder came due and no answer has come."""
 
 
 class ViewStore(Database):
@@ -184,7 +187,7 @@ class ViewStore(Database):
         sql = (
             "SELECT t.*, tr.read_upto, tr.starred, tr.done_upto, tr.snoozed_until, tr.snooze_upto, tr.muted, "
             "(SELECT group_concat(label, char(31)) FROM labels l WHERE l.thread_id = t.id) AS label_list, "
-            f"{UNREAD} AS is_unread, {DONE} AS is_done, {SNOOZED} AS is_snoozed "
+            f"{UNREAD} AS is_unread, {DONE} AS is_done, {SNOOZED} AS is_snoozed, {REMINDED} AS is_reminded "
             f"FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where} ORDER BY {order} "
             "LIMIT :limit OFFSET :offset"
         )
@@ -229,6 +232,7 @@ class ViewStore(Database):
             snoozed_until=_when(row["snoozed_until"]) if row["is_snoozed"] else None,
             muted=bool(row["muted"]),
             labels=tuple(sorted(row["label_list"].split("\x1f"))) if row["label_list"] else (),
+            reminded=bool(row["is_reminded"]),
         )
 
     def view_counts(self, now: datetime | None = None) -> dict[str, int]:

@@ -28,9 +28,10 @@ class SnoozePicker(ModalScreen[datetime | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="snooze.cancel")]
 
-    def __init__(self, now: Callable[[], datetime]) -> None:
+    def __init__(self, now: Callable[[], datetime], *, title: str = "Snooze until…") -> None:
         super().__init__()
         self.now = now
+        self.title_text = title
         self.choices = presets(now())
 
     def compose(self) -> ComposeResult:
@@ -39,7 +40,7 @@ class SnoozePicker(ModalScreen[datetime | None]):
             for n, (label, when) in enumerate(self.choices)
         ]
         with Vertical(classes="dialog"):
-            yield Static(Content.styled("Snooze until…", "bold"), markup=False)
+            yield Static(Content.styled(self.title_text, "bold"), markup=False)
             yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
             yield TextInput(placeholder=example(self.now()), id="answer", classes="hidden")
             yield Static("", id="snooze-error", markup=False)

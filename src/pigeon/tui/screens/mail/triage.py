@@ -69,13 +69,14 @@ class TriagePart(Part):
         core = self.core
         if not ids:
             self.screen.notify("No thread to act on.", markup=False)
-        elif action.op == "snooze":
+        elif action.op in ("snooze", "remind"):
 
             def picked(when: datetime | None) -> None:
                 if when is not None:
                     self.run_change(ids, lambda chosen: core.apply(action, chosen, until=when), watch=watch)
 
-            self.ask(SnoozePicker(core.clock), picked)
+            title = "Back in the inbox, if no answer, on…" if action.op == "remind" else "Snooze until…"
+            self.ask(SnoozePicker(core.clock, title=title), picked)
         elif action.op == "label":
 
             def typed(text: str | None) -> None:
