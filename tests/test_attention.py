@@ -118,7 +118,7 @@ async def test_keeping_out_a_whole_domain_keeps_its_next_sender_out_silently(ser
     await core.sync()
     ruling = await core.attention.screen(first.thread_id or "", "out", domain=True)
     ruling.apply()
-    assert contact_metadata(service, NEWSLETTER["address"])[DOMAIN_KEY] == "out"
+    assert contact_metadata(service, NEWSLETTER["address"])[DOMAIN_KEY] == {"tidepool.example": "out"}
     assert ids(core, "kept-out") == [first.thread_id]
     other = arrive(service, {**PERSON, "address": "editor@tidepool.example", "subject": "A note from the editor"})
     report = await core.sync()
@@ -288,3 +288,69 @@ async def test_a_reminder_brings_a_sent_thread_back_if_no_answer_came_by_then(se
         core.apply(remind, [owed], until=due)
     assert core.undo() == change  # one undo step
     assert quiet in [t.id for t in core.store.list_threads("inbox", limit=1000, now=NOW)]
+
+
+async def test_teaching_a_lane_leaves_the_sender_let_in(service: Service, cores: Cores) -> None:
+    core = cores()
+    await core.sync()
+    thread = ids(core, "newsletters")[0]  # a sender of the mail there was when screening began
+    (await core.attention.teach(thread, "receipts")).apply()
+    assert thread in ids(core, "receipts")
+    assert not ids(core, "screener")
+    (await core.attention.screen(thread, "in")).apply()
+    (await core.attention.teach(thread, "people")).apply()  # both decisions kept, each its own
+    why = await core.attention.why(thread)
+    assert why[0].endswith("let in on this machine.")  # (the demo's newsletters have no contact)
+    assert why[1].endswith("taught to go to People on this machine.")
+    # a sender with a contact, let in because their mail was there at the start: the contact's lane alone
+    for candidate in ids(core, "people"):
+        if (await core.attention.why(candidate))[0].endswith("when the Screener started."):
+            break
+    ruling = await core.attention.teach(candidate, "receipts")
+    assert ruling.contact is not None
+    ruling.apply()
+    assert candidate in ids(core, "receipts")
+    assert not ids(core, "screener")
+
+
+async def test_a_domain_kept_out_elsewhere_wins_over_being_there_at_the_start(service: Service, cores: Cores) -> None:
+    here = cores("here")
+    await here.sync()
+    first = arrive(service, NEWSLETTER)
+    await here.sync()
+    (await here.attention.screen(first.thread_id or "", "out", domain=True)).apply()
+    other = arrive(service, {**PERSON, "address": "editor@tidepool.example", "subject": "From the editor"})
+    there = cores("there")  # a new machine: its first sync lets in every sender it finds, but not a domain kept out
+    await there.sync()
+    assert set(ids(there, "kept-out")) == {first.thread_id, other.thread_id}
+
+
+async def test_mail_fetched_before_a_decision_and_stored_after_does_not_undo_it(service: Service, cores: Cores) -> None:
+    core = cores()
+    await core.sync()
+    new = arrive(service, NEWSLETTER)
+    await core.sync()
+    _, before = await core.stored_thread(new.thread_id or "")
+    stale = [m.model_copy(deep=True) for m in before]  # the messages as a fetch begun now would bring them
+    (await core.attention.screen(new.thread_id or "", "in")).apply()
+    assert new.thread_id in ids(core, "newsletters")
+    core.store.put_messages(new.thread_id or "", stale, who="Tidepool", recipients="")
+    assert new.thread_id in ids(core, "newsletters")
+    assert not ids(core, "screener")
+
+
+async def test_a_sync_looks_again_at_a_few_waiting_threads_at_a_time(service: Service, cores: Cores) -> None:
+    from pigeon.core.attention import REFETCHED
+
+    core = cores()
+    await core.sync()
+    for n in range(REFETCHED + 2):
+        arrive(service, {**PERSON, "address": f"new{n}@people.example"})
+    await core.sync()
+    assert len(ids(core, "screener")) == REFETCHED + 2
+    seen: set[str] = set()
+    for _ in range(2):
+        report = await core.sync()
+        assert len(report.changed) <= REFETCHED
+        seen |= set(report.changed)
+    assert seen == set(ids(core, "screener"))  # (in turns: every waiting thread is looked at)

@@ -212,7 +212,7 @@ def test_the_screener_and_lanes_from_the_command_line(running: Service) -> None:
     assert [t["id"] for t in json.loads(run("search", "--json", "in:screener")[1])["threads"]] == [new.thread_id]
     code, text = run("why", new.thread_id or "")
     assert code == 0
-    assert "In the Screener: hello@tidepool.example has not written to you before" in text
+    assert "In the Screener: hello@tidepool.example is new to you" in text
     assert "- it has an unsubscribe link" in text
     assert run("let-in", new.thread_id or "") == (0, "Let in: hello@tidepool.example (1 thread)\n")
     newsletters = json.loads(run("search", "--json", "--view", "newsletters", "Tidepool")[1])["threads"]

@@ -11,7 +11,7 @@ ME = "me@pigeon.example"
 
 
 def mail(sender: str, body: str, *, subject: str = "Hello", to: int = 1, mine: bool = False, **more: Any) -> Message:
-    recipients = [{"raw_address": ME if not mine else f"friend{n}@example.com"} for n in range(to)]
+    recipients = [{"raw_address": ME if not mine else f"Friend {n} <Friend{n}@Example.com>"} for n in range(to)]
     return Message.model_validate(
         {
             "direction": "MESSAGE_DIRECTION_OUTBOUND" if mine else "MESSAGE_DIRECTION_INBOUND",
@@ -89,12 +89,37 @@ def test_who_wrote_last_and_what_the_user_wrote_to() -> None:
     assert sort_thread([mine, theirs], [ME]).last_by == "person"
     assert sort_thread([mail("alerts@x.example", "fired")], [ME]).last_by == "automated"
     assert sort_thread([], [ME]).last_by == ""
-    # mail from the user's own address counts as the user's, whatever its direction says
-    own = mail(ME, "from my other client")
+    # mail from the user's own address counts as the user's when the service names no direction; mail it calls
+    # inbound is someone else's, whatever its From says (a forged From: the sender is still screened)
+    own = mail(ME, "from my other client", direction="MESSAGE_DIRECTION_UNSPECIFIED")
     assert sort_thread([own], [ME]).sender == ""
+    forged = mail(ME, "click here")
+    assert sort_thread([forged], [ME]).sender == ME
+    assert sort_thread([forged], [ME]).written_to == ()
 
 
 def test_only_the_first_messages_from_others_are_read() -> None:
     plain = [mail("ada@example.com", "a note") for _ in range(READ_AT_MOST)]
     late = mail("ada@example.com", "Unsubscribe Unsubscribe", subject="Alert")
     assert said([*plain, late]) == said(plain)
+
+
+def test_a_sender_whose_address_cannot_be_read_is_still_a_sender() -> None:
+    for odd in (">spam@evil.example<", "Spam <>", ""):
+        found = sort_thread([mail(odd, "buy now")], [ME])
+        assert found.sender, odd  # (a thread with a sender is screened; only the user's own has none)
+
+
+def test_mail_a_person_marked_not_automatic_is_not_a_notification() -> None:
+    person = mail("ada@example.com", "Lunch tomorrow?", subject="Reminder: lunch", metadata={"Auto-Submitted": "no"})
+    assert said([person])[0] == "people"
+    robot = mail(
+        "ada@example.com", "Lunch tomorrow?", subject="Reminder: lunch", metadata={"auto-submitted": "auto-generated"}
+    )
+    assert said([robot])[0] == "notifications"
+
+
+def test_amounts_are_read_in_their_usual_forms() -> None:
+    for text, amount in (("Total 1,234.56 EUR", "1,234.56 EUR"), ("Paid $1,200.00 today", "$1,200.00")):
+        assert f"it names an amount ({amount})" in said([mail("a@x.example", f"Your receipt. {text}", to=5)])[1]
+    assert said([mail("a@x.example", "Your receipt for version 1.2.3456", to=5)])[1] == ["it mentions 'receipt'"]

@@ -81,7 +81,7 @@ async def test_why_names_the_signals_and_moving_a_lane_teaches_the_sender(servic
         await pilot.press("W")
         await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
         text = screen_text(app)
-        assert "In the Screener: hello@tidepool.example has not written" in text
+        assert "In the Screener: hello@tidepool.example is new to you" in text
         assert "it has an unsubscribe link" in text
         await pilot.press("enter")  # "Move to another lane…"
         await settle(pilot, app, lambda: isinstance(app.screen, PickScreen))

@@ -75,6 +75,19 @@ def _review(ident: str, title: str, help_text: str, key: str, invoke: str, *, sh
     return Action(f"review.{ident}", title, help_text, key, invoke, scope="review", show=show, palette=False)
 
 
+VERB_HELP = {
+    "let-in": "let the senders of threads in: their mail comes to the inbox",
+    "keep-out": "keep the senders of threads out: their mail goes to Kept out, silently",
+    "lane": "send the mail of a thread's sender to a lane from now on",
+    "why": "why a thread is in its view and its lane",
+}
+
+
+def _attend(ident: str, title: str, help_text: str, key: str | None, invoke: str, verb: str = "") -> Action:
+    verbs = (Verb(verb, VERB_HELP[verb]),) if verb else ()
+    return Action(f"attention.{ident}", title, help_text, key, invoke, show=False, verbs=verbs)
+
+
 def _view(key: str | None, view: str, title: str) -> Action:
     # (the palette lists every view, labels too, as "View: ...": see the TUI's palette)
     return Action(f"view.{view}", title, f"Show {title.lower()}", key, f"view('{view}')", show=False, palette=False)
@@ -202,57 +215,27 @@ ACTIONS: tuple[Action, ...] = (
     _view(None, "owed", "Owed"),
     _view(None, "waiting", "Waiting"),
     _view(None, "kept-out", "Kept out"),
-    # what needs you: the Screener's decisions, lanes, why
-    Action(
-        "attention.let_in",
-        "Let in",
-        "Let the sender in: their mail comes to the Inbox",
-        "I",
-        "screen_sender('in')",
-        show=False,  # (the Screener's status line names it)
-        verbs=(Verb("let-in", "let the senders of threads in: their mail comes to the inbox"),),
+    # what needs you: the Screener's decisions, lanes, why (I and X are named by the Screener's status line)
+    _attend(
+        "let_in", "Let in", "Let the sender in: their mail comes to the Inbox", "I", "screen_sender('in')", "let-in"
     ),
-    Action(
-        "attention.keep_out",
-        "Keep out",
-        "Keep the sender out: their mail goes to Kept out, silently",
-        "X",
-        "screen_sender('out')",
-        show=False,
-        verbs=(Verb("keep-out", "keep the senders of threads out: their mail goes to Kept out, silently"),),
+    _attend(
+        "keep_out", "Keep out", "Keep the sender out: to Kept out, silently", "X", "screen_sender('out')", "keep-out"
     ),
-    Action(
-        "attention.let_in_domain",
-        "Let in domain",
-        "Let everyone at the sender's domain in",
-        None,
-        "screen_sender('in', True)",
+    _attend(
+        "let_in_domain", "Let in domain", "Let everyone at the sender's domain in", None, "screen_sender('in', True)"
     ),
-    Action(
-        "attention.keep_out_domain",
+    _attend(
+        "keep_out_domain",
         "Keep out domain",
         "Keep everyone at the sender's domain out",
         None,
         "screen_sender('out', True)",
     ),
-    Action(
-        "attention.lane",
-        "Move to lane",
-        "Send the sender's mail to another lane (Pigeon learns it)",
-        "v",
-        "move_lane",
-        show=False,
-        verbs=(Verb("lane", "send the mail of a thread's sender to a lane from now on"),),
+    _attend(
+        "lane", "Move to lane", "Send the sender's mail to another lane (Pigeon learns it)", "v", "move_lane", "lane"
     ),
-    Action(
-        "attention.why",
-        "Why is this here?",
-        "The Screener's decision or the signals behind the lane",
-        "W",
-        "why",
-        show=False,
-        verbs=(Verb("why", "why a thread is in its view and its lane"),),
-    ),
+    _attend("why", "Why is this here?", "The Screener's decision or the signals behind the lane", "W", "why", "why"),
     # the reader
     Action("reader.next", "Next thread", "Open the next thread of the list", "J", "step(1)", scope="reader"),
     Action("reader.previous", "Previous thread", "Open the previous thread", "K", "step(-1)", "reader", show=False),

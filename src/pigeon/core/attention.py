@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pigeon.api import PigeonError
 from pigeon.store.lanes import LANES, domain_of
-from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, WAITS, Screen, key_of
+from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, WAITS, Decision, Screen, key_of
 
 Screening = Screen
 """A Screener decision: ``"in"`` or ``"out"``."""
@@ -31,9 +31,9 @@ LANE_NAMES = {
     "notifications": "Notifications",
     "receipts": "Receipts",
 }
-REFETCHED = 50
-"""Threads waiting in the Screener fetched again at each sync, newest first: their messages carry the senders'
-contacts as they are now, with any decision made on another machine."""
+REFETCHED = 10
+"""Threads waiting in the Screener fetched again at each sync, the next ten each time: their messages carry the
+senders' contacts as they are now, with any decision made on another machine."""
 
 
 class Attends(Protocol):
@@ -88,19 +88,20 @@ class Attention:
         self.core = core
         self.screening = screening
         self._synced = False
+        self._turn = 0  # where the next sync's look at the Screener starts
 
     async def screen(self, thread_id: str, screen: Screen, *, domain: bool = False) -> Ruling:
         """Let the sender of a thread in, or keep them out, by their address or their whole domain: written to
         their contact now; :meth:`Ruling.apply` moves their threads."""
         key, sender = await self._target(thread_id, domain)
-        return await self._rule(key, sender, {DOMAIN_KEY if domain else SCREEN_KEY: screen}, screen, None)
+        return await self._rule(key, sender, screen, None)
 
     async def teach(self, thread_id: str, lane: str) -> Ruling:
         """Send the mail of a thread's sender to ``lane`` from now on (this thread too)."""
         if lane not in LANES:
             raise ValueError(f"unknown lane {lane!r}; lanes are {', '.join(LANES)}")
         key, sender = await self._target(thread_id, domain=False)
-        return await self._rule(key, sender, {LANE_KEY: lane}, None, lane)
+        return await self._rule(key, sender, None, lane)
 
     async def _target(self, thread_id: str, domain: bool) -> tuple[str, str]:
         sender = await asyncio.to_thread(self.core.store.sender_of, thread_id)
@@ -110,22 +111,28 @@ class Attention:
             raise NoSender(f"{sender} has no domain.")
         return key_of(sender, domain=domain), sender
 
-    async def _rule(
-        self, key: str, address: str, meta: dict[str, str], screen: Screen | None, lane: str | None
-    ) -> Ruling:
+    async def _rule(self, key: str, address: str, screen: Screen | None, lane: str | None) -> Ruling:
         contact = await asyncio.to_thread(self.core.store.contact_for, address)
         ruling = Ruling(self.core.store, self.core.clock(), key, screen, lane)
         if contact is None or not contact.id:
             return replace(ruling, why="the service has no contact for this sender")
         from pigeon.models import UpdateContact
 
+        meta = dict(contact.metadata or {})  # (as this machine last saw it: the service offers no compare-and-set)
+        if lane is not None:
+            meta[LANE_KEY] = lane
+        elif key.startswith("@"):  # one domain's decision, the contact's others kept
+            domains = meta.get(DOMAIN_KEY)
+            meta[DOMAIN_KEY] = {**(domains if isinstance(domains, dict) else {}), key[1:]: screen}
+        else:
+            meta[SCREEN_KEY] = screen
         try:
             client = await self.core.connect()
-            updated = await client.contacts.update(
-                contact.id, UpdateContact(metadata={**(contact.metadata or {}), **meta})
-            )
+            updated = await client.contacts.update(contact.id, UpdateContact(metadata=meta))
         except PigeonError as exc:
             return replace(ruling, why=f"the contact could not be updated ({exc})")
+        except ValueError as exc:  # (its metadata as stored is more than the service takes back)
+            return replace(ruling, why=f"the contact's metadata cannot be sent back ({str(exc).splitlines()[0]})")
         self.core.contact_changed(updated)
         return replace(ruling, contact=updated)
 
@@ -142,18 +149,19 @@ class Attention:
         if found.screen == KEPT_OUT:
             lines.append(f"Kept out: {_decided_by(by_address, by_domain, 'screen', found.sender)}.")
         elif found.screen == WAITS:
-            lines.append(f"In the Screener: {found.sender} has not written to you before, and you have not to them.")
+            lines.append(
+                f"In the Screener: {found.sender} is new to you: not let in yet, and you have not written to them."
+            )
+        elif _decided(by_address, by_domain, "screen"):
+            lines.append(f"In the Inbox: {_decided_by(by_address, by_domain, 'screen', found.sender)}.")
         elif found.written_to:
             lines.append(f"In the Inbox: you have written to {found.sender}.")
-        elif found.screening and (by_address or by_domain):
-            lines.append(f"In the Inbox: {_decided_by(by_address, by_domain, 'screen', found.sender)}.")
-        elif found.screening:
-            lines.append(f"In the Inbox: {found.sender} is let in.")
+        elif found.screening and found.let_in_at_start:
+            lines.append(f"In the Inbox: {found.sender} wrote the mail you had when the Screener started.")
         else:
             lines.append("In the Inbox: the Screener is off." if not self.screening else "In the Inbox.")
         lane = LANE_NAMES.get(found.lane, found.lane or "none yet")
-        taught = [d for d in (by_address, by_domain) if d is not None and d.lane]
-        if taught:
+        if _decided(by_address, by_domain, "lane"):
             lines.append(f"Lane {lane}: {_decided_by(by_address, by_domain, 'lane', found.sender)}.")
         else:
             lines.append(f"Lane {lane}, from what the mail shows:")
@@ -192,17 +200,21 @@ class Attention:
         return replace(report, new_messages=kept, screened=waiting)
 
     async def refetched(self) -> set[str]:
-        """The threads a sync fetches again: the newest waiting in the Screener."""
+        """The threads a sync fetches again: a few of those waiting in the Screener, the next few at each sync
+        (their messages carry their senders' contacts as they are now)."""
         store, now = self.core.store, self.core.clock()
-        rows = await asyncio.to_thread(store.list_threads, "screener", limit=REFETCHED, now=now)
+        rows = await asyncio.to_thread(store.list_threads, "screener", limit=REFETCHED, offset=self._turn, now=now)
+        self._turn = self._turn + REFETCHED if len(rows) == REFETCHED else 0
         return {row.id for row in rows}
 
 
-def _decided_by(address: object, domain: object, what: str, sender: str) -> str:
-    from pigeon.store.screening import Decision
+def _decided(address: Decision | None, domain: Decision | None, what: str) -> bool:
+    return any(d is not None and getattr(d, what) for d in (address, domain))
 
-    decision = address if isinstance(address, Decision) and getattr(address, what) else domain
-    if not isinstance(decision, Decision):
+
+def _decided_by(address: Decision | None, domain: Decision | None, what: str, sender: str) -> str:
+    decision = address if address is not None and getattr(address, what) else domain
+    if decision is None or not getattr(decision, what):
         return f"{sender} is let in"
     whom = f"everyone at {decision.key[1:]}" if decision.key.startswith("@") else decision.key
     value = getattr(decision, what)
@@ -210,6 +222,5 @@ def _decided_by(address: object, domain: object, what: str, sender: str) -> str:
     source = {
         "contact": "as their contact says (any machine on your account)",
         "local": "on this machine",
-        "existing": "as a sender of the mail you had when the Screener started",
-    }.get(decision.source, "")
+    }.get(getattr(decision, f"{what}_from"), "")
     return f"{whom} {said} {source}".strip()

@@ -32,6 +32,7 @@ _TABLES = (
     "search",
     "senders",
     "written_to",
+    "let_in_at_start",
 )
 """Everything a store holds of an account (messages first: they point at threads)."""
 

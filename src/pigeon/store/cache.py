@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
 from pigeon.sqlite import Database
+from pigeon.store.decisions import attend, fresher, heed, own_addresses
 from pigeon.store.owned import own_ids
 from pigeon.store.pages import outline
 from pigeon.store.readable import readable
-from pigeon.store.screening import attend, heed, own_addresses
 from pigeon.store.search import index_text
 
 if TYPE_CHECKING:  # the models load on first use: the list's rows are plain StoredThreads
@@ -248,7 +248,7 @@ class CacheStore(Database):
             [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
         outline(conn, thread_id, [(m.id or f"{thread_id}:{n}", m) for n, m in enumerate(messages)])
-        contacts = self._contacts_to_write(messages, written)
+        contacts = fresher(conn, self._contacts_to_write(messages, written))
         conn.executemany(
             "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
             [(c.id, c.name, c.wire_json()) for c in contacts],

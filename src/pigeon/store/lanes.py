@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pigeon.models import Message
+    from pigeon.models import Message, Recipient
 
 LANES = ("people", "newsletters", "notifications", "receipts")
 """The Inbox's lanes, in the order they are shown."""
@@ -23,6 +23,8 @@ READ_AT_MOST = 5
 """Messages from others read for signals: the first few say what a thread is."""
 TEXT_AT_MOST = 20_000
 """Characters of a message read for signals (a long newsletter says what it is near its top and its foot)."""
+SUBJECT_AT_MOST = 1_000
+"""Characters of a subject read for signals."""
 DECIDES = 2
 """A lane other than People needs this score, and more than People's."""
 
@@ -39,7 +41,8 @@ _RECEIPT_WORDS = re.compile(
     r"|order total|subtotal|refund)\b",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]*(\.\d\d)?|\b\d[\d,]*\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b")
+_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]{0,20}(\.\d\d)?|(?<![\d,])\d[\d,]{0,20}\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b")
+"""An amount of money (the digits bounded: a long run of them is read in linear time)."""
 _ALERT_WORDS = re.compile(
     r"\b(alert|notification|verify|verification|sign[- ]in|new login|password reset|security code|your code"
     r"|build (failed|passed)|deploy(ed|ment)?|incident|reminder)\b",
@@ -70,20 +73,32 @@ class Sorted:
     written_to: tuple[str, ...]
 
 
+def parsed(text: str) -> str:
+    """An address as written (``Ada <ada@example.com>``, ``ada@example.com``), lower case; text that holds no
+    address as it is, stripped and lower case (a sender is never nobody because their address is odd)."""
+    from email.utils import parseaddr  # (the email package loads on first use, after the first frame)
+
+    _, address = parseaddr(text)
+    return (address or text).strip().lower()
+
+
 def address_of(message: Message) -> str:
     """The sender's address, lower case (``""`` if it has none)."""
     sender = message.sender
     if sender is None:
         return ""
-    address = sender.raw_address or ""
-    if "<" in address and ">" in address:  # "Ada <ada@example.com>"
-        address = address[address.index("<") + 1 : address.rindex(">")]
+    address = parsed(sender.raw_address or "")
     if not address and sender.contact is not None:
         address = next((e.email for e in sender.contact.emails if e.email), "") or ""
     return address.strip().lower()
 
 
+def recipient_address(recipient: Recipient) -> str:
+    return parsed(recipient.raw_address or "")
+
+
 def domain_of(address: str) -> str:
+    """The domain of an address (after its last ``@``); ``""`` for text with none."""
     return address.rpartition("@")[2] if "@" in address else ""
 
 
@@ -102,8 +117,12 @@ def _text(message: Message) -> str:
 
 
 def _mine(message: Message, own: frozenset[str]) -> bool:
+    """The user sent it: the service says so; or, when it says no direction, it comes from the user's address (a
+    message the service calls inbound is someone else's, whatever its From says)."""
     direction = str(getattr(message.direction, "value", message.direction) or "")
-    return direction == "MESSAGE_DIRECTION_OUTBOUND" or address_of(message) in own
+    if direction in ("MESSAGE_DIRECTION_OUTBOUND", "MESSAGE_DIRECTION_INBOUND"):
+        return direction == "MESSAGE_DIRECTION_OUTBOUND"
+    return address_of(message) in own
 
 
 def sort_thread(
@@ -118,12 +137,12 @@ def sort_thread(
     for message in messages:
         if _mine(message, mine_addresses):
             user_wrote = True
-            wrote += [r.raw_address.strip().lower() for r in message.recipients if r.raw_address]
+            wrote += [a for a in map(recipient_address, message.recipients) if "@" in a]
         elif len(theirs) < READ_AT_MOST:
             theirs.append(message)
     last = messages[-1] if messages else None
     last_by = "" if last is None else "me" if _mine(last, mine_addresses) else "person"
-    sender = next((a for a in map(address_of, theirs) if a), "")
+    sender = next((a for a in map(address_of, theirs) if a), "(no address)" if theirs else "")
     if last is not None and last_by == "person" and automated(address_of(last)):
         last_by = "automated"
     signals = _signals(
@@ -150,16 +169,16 @@ def _signals(theirs: Sequence[Message], sender: str, *, user_wrote: bool, known:
         found.append(Signal("receipts", 1, f"sent from a billing address ({sender})"))
     first = theirs[0]
     text = _text(first)
-    subject = first.subject or ""
+    subject = (first.subject or "")[:SUBJECT_AT_MOST]
     if _UNSUBSCRIBE.search(text):
         found.append(Signal("newsletters", 2, "it has an unsubscribe link"))
     links = len(_LINK.findall(text))
     if links >= LINKS_MANY:
         found.append(Signal("newsletters", 1, f"it has many links ({links})"))
-    headers = {str(k).lower() for m in theirs for k in (m.metadata or {})}
-    if headers & {"list-unsubscribe", "list-id", "list_id", "list_unsubscribe"}:
+    headers = {str(k).lower().replace("_", "-"): v for m in theirs for k, v in (m.metadata or {}).items()}
+    if {"list-unsubscribe", "list-id"} & set(headers):
         found.append(Signal("newsletters", 2, "it came through a mailing list"))
-    if headers & {"auto-submitted", "auto_submitted"}:
+    if str(headers.get("auto-submitted", "no")).strip().lower() != "no":  # (RFC 3834: "no" is a person's)
         found.append(Signal("notifications", 2, "it says it was sent automatically"))
     words = _RECEIPT_WORDS.search(subject) or _RECEIPT_WORDS.search(text)
     if words:

@@ -131,11 +131,13 @@ CREATE TABLE outlines (
 # Version 8: what needs the user. Each thread's first writer other than the user (``sender``), its lane (taught
 # or found), whether it waits in the Screener or was kept out (``screen``), and who wrote its last message, as
 # columns the views test; the lane found and its signals beside (``lanes``); the Screener's and the lanes'
-# decisions by address or ``@domain`` (``senders``); addresses the user wrote to; when screening started. A store
+# decisions by address or ``@domain`` (``senders``); addresses the user wrote to; the senders there were when
+# screening started, and when that was. A store
 # from before has its threads sorted in the background, then screening begins (``store/screening.py``). A snooze
 # may be a reminder (``triage.remind``): back when due only if no answer came.
 _ATTENTION_V8 = """
 ALTER TABLE threads ADD COLUMN sender TEXT NOT NULL DEFAULT '';
+ALTER TABLE threads ADD COLUMN sender_domain TEXT NOT NULL DEFAULT '';
 ALTER TABLE threads ADD COLUMN lane TEXT NOT NULL DEFAULT '';
 ALTER TABLE threads ADD COLUMN screen INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE threads ADD COLUMN last_by TEXT NOT NULL DEFAULT '';
@@ -143,20 +145,23 @@ ALTER TABLE threads ADD COLUMN sorted INTEGER NOT NULL DEFAULT 1;
 UPDATE threads SET sorted = 0 WHERE synced_upto IS NOT NULL;
 CREATE INDEX threads_unsorted ON threads (sorted) WHERE sorted = 0;
 CREATE INDEX threads_by_sender ON threads (sender);
+CREATE INDEX threads_by_sender_domain ON threads (sender_domain);
 CREATE TABLE lanes (
     thread_id  TEXT PRIMARY KEY REFERENCES threads(id) ON DELETE CASCADE,
     lane       TEXT NOT NULL,
     signals    TEXT NOT NULL
 );
 CREATE TABLE senders (
-    key         TEXT PRIMARY KEY,
-    screen      TEXT NOT NULL DEFAULT '',
-    lane        TEXT NOT NULL DEFAULT '',
-    source      TEXT NOT NULL DEFAULT 'local',
-    contact_id  TEXT NOT NULL DEFAULT '',
-    decided_at  TEXT NOT NULL DEFAULT ''
+    key          TEXT PRIMARY KEY,
+    screen       TEXT NOT NULL DEFAULT '',
+    screen_from  TEXT NOT NULL DEFAULT '',
+    lane         TEXT NOT NULL DEFAULT '',
+    lane_from    TEXT NOT NULL DEFAULT '',
+    contact_id   TEXT NOT NULL DEFAULT '',
+    decided_at   TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX senders_by_contact ON senders (contact_id) WHERE contact_id != '';
+CREATE INDEX senders_by_contact ON senders (contact_id);
+CREATE TABLE let_in_at_start (address TEXT PRIMARY KEY);
 CREATE TABLE written_to (address TEXT PRIMARY KEY);
 CREATE TABLE screening (
     id     INTEGER PRIMARY KEY CHECK (id = 1),
