@@ -132,7 +132,8 @@ CREATE TABLE outlines (
 # or found), whether it waits in the Screener or was kept out (``screen``), and who wrote its last message, as
 # columns the views test; the lane found and its signals beside (``lanes``); the Screener's and the lanes'
 # decisions by address or ``@domain`` (``senders``); addresses the user wrote to; the senders there were when
-# screening started, and when that was. A store
+# screening started, and when that was. A lane's, Owed's or the Screener's list and count read an index of their own
+# (a sparse lane walked the whole date index for its first page). A store
 # from before has its threads sorted in the background, then screening begins (``store/screening.py``). A snooze
 # may be a reminder (``triage.remind``): back when due only if no answer came.
 _ATTENTION_V8 = """
@@ -146,6 +147,9 @@ UPDATE threads SET sorted = 0 WHERE synced_upto IS NOT NULL;
 CREATE INDEX threads_unsorted ON threads (sorted) WHERE sorted = 0;
 CREATE INDEX threads_by_sender ON threads (sender);
 CREATE INDEX threads_by_sender_domain ON threads (sender_domain);
+CREATE INDEX threads_by_lane ON threads (lane, screen, last_message_at DESC, id);
+CREATE INDEX threads_by_screen ON threads (screen, last_message_at DESC, id);
+CREATE INDEX threads_by_last_writer ON threads (lane, screen, last_by, last_message_at, id);
 CREATE TABLE lanes (
     thread_id  TEXT PRIMARY KEY REFERENCES threads(id) ON DELETE CASCADE,
     lane       TEXT NOT NULL,
