@@ -85,9 +85,13 @@ class ThreadsPart(Part):
         self.show(keep=not self.filter_text)
 
     def indexed(self) -> None:
-        """New mail's words are in the search index: a word search shown meanwhile found less, and runs again."""
-        if self.filter_text:
+        """New mail's words are in the search index, and threads that wanted it sorted again (and screening
+        begun, after a first sync): a word search, or a view that sorting decides, shown meanwhile is shown again,
+        and the views counted again."""
+        if self.filter_text or self.view != "all":
             self.show()
+        else:
+            self.refresh_sidebar()
 
     @property
     def views(self) -> list[str]:
