@@ -89,6 +89,7 @@ class Attention:
         self.screening = screening
         self._synced = False
         self._turn = 0  # where the next sync's look at the Screener starts
+        self.moved = False  # the last sorting after a sync may have moved threads between views
 
     async def screen(self, thread_id: str, screen: Screen, *, domain: bool = False) -> Ruling:
         """Let the sender of a thread in, or keep them out, by their address or their whole domain: written to
@@ -185,10 +186,14 @@ class Attention:
         await asyncio.to_thread(self.core.store.begin_screening, self.core.clock())
 
     async def after_sorting(self) -> None:
-        """Threads stored by an older Pigeon are sorted: start screening, if a whole sync has been (one under way
-        has stored only some threads' senders, and screening lets in the senders there are when it starts)."""
-        if self._synced:
-            await asyncio.to_thread(self.core.store.begin_screening, self.core.clock())
+        """Sort the threads that wait for it (after the search index is filled), then start screening if a whole
+        sync has been (one under way has stored only some threads' senders, and screening lets in the senders there
+        are when it starts). ``moved`` says whether threads may have changed view."""
+        from pigeon.store.sync import sort_stored
+
+        sorted_now = await sort_stored(self.core.store)
+        began = self._synced and await asyncio.to_thread(self.core.store.begin_screening, self.core.clock())
+        self.moved = bool(sorted_now or began)
 
     async def announced(self, report: SyncReport) -> SyncReport:
         """A sync's report with the new mail of senders kept out left out (it never notifies), and the threads of

@@ -167,8 +167,8 @@ class MailCore(Session):
         return self._indexing
 
     async def _index_stored(self) -> int:
-        indexed = await index_stored(self.store)  # (threads stored by an older Pigeon are sorted there too)
-        await self.attention.after_sorting()
+        indexed = await index_stored(self.store)
+        await self.attention.after_sorting()  # (then the threads that wait to be sorted)
         return indexed
 
     @property

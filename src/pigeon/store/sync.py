@@ -145,14 +145,20 @@ def _placed(skipped: Sequence[Unreadable], before: int) -> list[Unreadable]:
 
 
 async def index_stored(store: MailStore) -> int:
-    """Put the text of the threads a sync stored into the search index, a batch at a time, and sort those an older
-    Pigeon stored into lanes; returns how many were indexed."""
+    """Put the text of the threads a sync stored into the search index, a batch at a time; returns how many."""
     indexed = 0
     while done := await asyncio.to_thread(store.index_pending, INDEX_BATCH):
         indexed += done
-    while await asyncio.to_thread(store.sort_pending, INDEX_BATCH):
-        pass
     return indexed
+
+
+async def sort_stored(store: MailStore) -> int:
+    """Sort the threads that wait for it (stored by an older Pigeon, or lacking a signal learnt since), a batch at a
+    time; returns how many."""
+    sorted_now = 0
+    while done := await asyncio.to_thread(store.sort_pending, INDEX_BATCH):
+        sorted_now += done
+    return sorted_now
 
 
 async def sync(

@@ -88,9 +88,10 @@ class ThreadsPart(Part):
         """New mail's words are in the search index, and threads that wanted it sorted again (and screening
         begun, after a first sync): a word search, or a view that sorting decides, shown meanwhile is shown again,
         and the views counted again."""
-        if self.filter_text or self.view != "all":
+        moved = self.core.attention.moved
+        if self.filter_text or (moved and self.view != "all"):
             self.show()
-        else:
+        elif moved:
             self.refresh_sidebar()
 
     @property
