@@ -23,6 +23,8 @@ from tests.server.conftest import NOW, Service, make_service
 
 NEWSLETTER, PERSON, RECEIPT, ALERT = NEWCOMERS
 Cores = Callable[..., MailCore]
+PATCHED: list[str] = []
+"""The contact updates the cores' service was sent, in order."""
 
 
 @pytest.fixture
@@ -39,6 +41,8 @@ async def cores(service: Service, tmp_path: Path) -> AsyncIterator[Cores]:
 
         class Refusing(httpx.AsyncBaseTransport):  # a service that takes no contact update
             async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                if request.method == "PATCH":
+                    PATCHED.append(request.url.path)
                 if refusing and request.method == "PATCH":
                     return httpx.Response(503, json={"title": "Service Unavailable"})
                 return await inner.handle_async_request(request)
@@ -354,3 +358,16 @@ async def test_a_sync_looks_again_at_a_few_waiting_threads_at_a_time(service: Se
         assert len(report.changed) <= REFETCHED
         seen |= set(report.changed)
     assert seen == set(ids(core, "screener"))  # (in turns: every waiting thread is looked at)
+
+
+async def test_letting_in_several_threads_of_one_sender_is_one_decision(service: Service, cores: Cores) -> None:
+    core = cores()
+    await core.sync()
+    first, second = arrive(service, PERSON), arrive(service, {**PERSON, "subject": "And another thing"})
+    await core.sync()
+    PATCHED.clear()
+    rulings = await core.attention.screen_all([first.thread_id or "", second.thread_id or ""], "in")
+    assert [r.key for r in rulings] == [PERSON["address"]]
+    assert len(PATCHED) == 1  # one update of the contact, not one a thread
+    assert rulings[0].apply() == 2
+    assert not ids(core, "screener")

@@ -148,7 +148,7 @@ def cmd_attention(args: argparse.Namespace, out: TextIO) -> int:
     """A Screener or lane verb of the registry (``args.action_id``) on the senders of the threads named, or why."""
     import asyncio
 
-    from pigeon.core.attention import NoSender, Ruling
+    from pigeon.core.attention import NoSender
     from pigeon.core.errors import UnknownThread
 
     async def go(core: MailCore) -> list[str]:
@@ -158,18 +158,15 @@ def cmd_attention(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"Not in the local store (run `pigeon sync`?): {exc}") from None
         if args.action_id == "attention.why":
             return await core.attention.why(ids[0])
-        rulings: dict[str, Ruling] = {}
-        for thread_id in ids:
-            try:
-                if args.action_id == "attention.lane":
-                    ruling = await core.attention.teach(thread_id, args.lane)
-                else:
-                    let_in = args.action_id == "attention.let_in"
-                    ruling = await core.attention.screen(thread_id, "in" if let_in else "out", domain=args.domain)
-            except NoSender as exc:
-                raise UsageError(str(exc)) from None
-            rulings.setdefault(ruling.key, ruling)
-        return [ruling.words(await asyncio.to_thread(ruling.apply)) for ruling in rulings.values()]
+        try:
+            if args.action_id == "attention.lane":
+                rulings = [await core.attention.teach(thread_id, args.lane) for thread_id in dict.fromkeys(ids)]
+            else:
+                let_in = args.action_id == "attention.let_in"
+                rulings = await core.attention.screen_all(ids, "in" if let_in else "out", domain=args.domain)
+        except NoSender as exc:
+            raise UsageError(str(exc)) from None
+        return [ruling.words(await asyncio.to_thread(ruling.apply)) for ruling in rulings]
 
     for line in run(args, go, local=True):
         out.write(clean_line(line) + "\n")

@@ -17,7 +17,7 @@ from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, W
 
 Screening = Screen
 """A Screener decision: ``"in"`` or ``"out"``."""
-__all__ = ["LANES", "LANE_NAMES", "Attention", "NoSender", "Ruling", "Screening"]
+__all__ = ["LANES", "LANE_NAMES", "NOT_STORED", "YOURS", "Attention", "NoSender", "Ruling", "Screening"]
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
@@ -31,6 +31,9 @@ LANE_NAMES = {
     "notifications": "Notifications",
     "receipts": "Receipts",
 }
+NOT_STORED = "This thread is not in the store."
+YOURS = "Only you wrote in this thread: it is yours, in no lane and never screened."
+"""The two answers of :meth:`Attention.why` that name no sender (nothing to let in, keep out or teach)."""
 REFETCHED = 10
 """Threads waiting in the Screener fetched again at each sync, the next ten each time: their messages carry the
 senders' contacts as they are now, with any decision made on another machine."""
@@ -41,7 +44,6 @@ class Attends(Protocol):
 
     store: MailStore
     clock: Callable[[], datetime]
-    contacts: dict[str, Contact]
 
     async def connect(self) -> PigeonClient: ...
 
@@ -97,6 +99,23 @@ class Attention:
         key, sender = await self._target(thread_id, domain)
         return await self._rule(key, sender, screen, None)
 
+    async def screen_all(self, ids: Sequence[str], screen: Screen, *, domain: bool = False) -> list[Ruling]:
+        """:meth:`screen` for the senders of several threads, one decision (one update of a contact) a sender;
+        threads only the user wrote in are passed over (:class:`NoSender` when every one is)."""
+        rulings: dict[str, Ruling] = {}
+        last: NoSender | None = None
+        for thread_id in ids:
+            try:
+                key, sender = await self._target(thread_id, domain)
+            except NoSender as exc:
+                last = exc
+                continue
+            if key not in rulings:
+                rulings[key] = await self._rule(key, sender, screen, None)
+        if not rulings and last is not None:
+            raise last
+        return list(rulings.values())
+
     async def teach(self, thread_id: str, lane: str) -> Ruling:
         """Send the mail of a thread's sender to ``lane`` from now on (this thread too)."""
         if lane not in LANES:
@@ -141,9 +160,9 @@ class Attention:
         """Why a thread is where it is, a line a reason (untrusted text inside: clean it to show it)."""
         found = await asyncio.to_thread(self.core.store.why, thread_id)
         if found is None:
-            return ["This thread is not in the store."]
+            return [NOT_STORED]
         if not found.sender:
-            return ["Only you wrote in this thread: it is yours, in no lane and never screened."]
+            return [YOURS]
         lines: list[str] = []
         decisions = {d.key: d for d in found.decisions}
         by_address, by_domain = decisions.get(found.sender), decisions.get("@" + domain_of(found.sender))

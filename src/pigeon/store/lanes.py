@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pigeon.models import Message, Recipient
@@ -28,31 +27,31 @@ SUBJECT_AT_MOST = 1_000
 DECIDES = 2
 """A lane other than People needs this score, and more than People's."""
 
-_AUTOMATED = re.compile(
+_AUTOMATED = (
     r"^(no[-_.]?reply|do[-_.]?not[-_.]?reply|notifications?|notify|alerts?|mailer-daemon|postmaster|bounces?"
     r"|automated|system|robot|bot|security|monitoring|ci|builds?)([-_.+].*)?$"
 )
-_LISTS = re.compile(r"^(newsletters?|news|digest|updates|weekly|daily|marketing|hello|team|community|list)([-_.+].*)?$")
-_BILLING = re.compile(r"^(receipts?|billing|invoices?|orders?|payments?|shop|store|sales|accounts?)([-_.+].*)?$")
-_UNSUBSCRIBE = re.compile(r"unsubscribe|opt[- ]out|manage (your )?(email )?preferences")
-_RECEIPT_WORDS = re.compile(
+_LISTS = r"^(newsletters?|news|digest|updates|weekly|daily|marketing|hello|team|community|list)([-_.+].*)?$"
+_BILLING = r"^(receipts?|billing|invoices?|orders?|payments?|shop|store|sales|accounts?)([-_.+].*)?$"
+_UNSUBSCRIBE = r"unsubscribe|opt[- ]out|manage (your )?(email )?preferences"
+_RECEIPT_WORDS = (
     r"\b(receipt|invoice|order (confirmation|#|number|no\.?)|your order|payment (received|confirmation)|amount due"
-    r"|order total|subtotal|refund)\b",
+    r"|order total|subtotal|refund)\b"
 )
-_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]{0,20}(\.\d\d)?|(?<![\d,])\d[\d,]{0,20}\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b")
+_AMOUNT = r"[$€£¥]\s?\d[\d,]{0,20}(\.\d\d)?|(?<![\d,])\d[\d,]{0,20}\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b"
 """An amount of money (the digits bounded: a long run of them is read in linear time)."""
-_ALERT_WORDS = re.compile(
+_ALERT_WORDS = (
     r"\b(alert|notification|verify|verification|sign[- ]in|new login|password reset|security code|your code"
     r"|build (failed|passed)|deploy(ed|ment)?|incident|reminder)\b"
 )
-"""(These three read text already in lower case: a case-blind search of each took several times as long.)"""
+"""(These three read text already in lower case: a case-blind search of each took several times as long. Every
+pattern here is compiled on first use, by re's own cache, not when the store is imported before the first frame.)"""
 LINKS_MANY = 5
-_PLAIN = re.compile(r"\s*[^\s<>()\[\]\\,;:@\"]+@[^\s<>()\[\]\\,;:@\"]+\s*$")
+_PLAIN = r"\s*[^\s<>()\[\]\\,;:@\"]+@[^\s<>()\[\]\\,;:@\"]+\s*$"
 """An address alone, as most senders and recipients are given: nothing for the address parser to do."""
 
 
-@dataclass(frozen=True)
-class Signal:
+class Signal(NamedTuple):
     """One reason for a lane: the lane it speaks for, how strongly, and what was seen."""
 
     lane: str
@@ -60,8 +59,7 @@ class Signal:
     said: str
 
 
-@dataclass(frozen=True)
-class Sorted:
+class Sorted(NamedTuple):
     """A thread sorted: the address of its first writer other than the user (``""``: the user alone wrote), its
     lane, the signals for that lane, who wrote its last message (``me``, ``person``, ``automated``; ``""`` for
     none), and the addresses the user wrote to in it."""
@@ -76,7 +74,7 @@ class Sorted:
 def parsed(text: str) -> str:
     """An address as written (``Ada <ada@example.com>``, ``ada@example.com``), lower case; text that holds no
     address as it is, stripped and lower case (a sender is never nobody because their address is odd)."""
-    if _PLAIN.match(text):  # (most are: the parser costs half of sorting a thread)
+    if re.match(_PLAIN, text):  # (most are: the parser costs half of sorting a thread)
         return text.strip().lower()
     from email.utils import parseaddr  # (the email package loads on first use, after the first frame)
 
@@ -110,7 +108,7 @@ def _local(address: str) -> str:
 
 def automated(address: str) -> bool:
     """An address no person answers (``no-reply@``, ``alerts@`` ...)."""
-    return bool(_AUTOMATED.match(_local(address)))
+    return bool(re.match(_AUTOMATED, _local(address)))
 
 
 def _text(message: Message) -> str:
@@ -163,17 +161,17 @@ def _signals(theirs: Sequence[Message], sender: str, *, user_wrote: bool, known:
     if not theirs:
         return found
     local = _local(sender)
-    if sender and _AUTOMATED.match(local):
+    if sender and re.match(_AUTOMATED, local):
         found.append(Signal("notifications", 3, f"sent from an automated address ({sender})"))
-    if sender and _LISTS.match(local):
+    if sender and re.match(_LISTS, local):
         found.append(Signal("newsletters", 1, f"sent from a list-shaped address ({sender})"))
-    if sender and _BILLING.match(local):
+    if sender and re.match(_BILLING, local):
         found.append(Signal("receipts", 1, f"sent from a billing address ({sender})"))
     first = theirs[0]
     text = _text(first)
     subject = (first.subject or "")[:SUBJECT_AT_MOST]
     lower, lower_subject = text.lower(), subject.lower()
-    if _UNSUBSCRIBE.search(lower):
+    if re.search(_UNSUBSCRIBE, lower):
         found.append(Signal("newsletters", 2, "it has an unsubscribe link"))
     links = lower.count("http://") + lower.count("https://")
     if links >= LINKS_MANY:
@@ -183,13 +181,13 @@ def _signals(theirs: Sequence[Message], sender: str, *, user_wrote: bool, known:
         found.append(Signal("newsletters", 2, "it came through a mailing list"))
     if str(headers.get("auto-submitted", "no")).strip().lower() != "no":  # (RFC 3834: "no" is a person's)
         found.append(Signal("notifications", 2, "it says it was sent automatically"))
-    words = _RECEIPT_WORDS.search(lower_subject) or _RECEIPT_WORDS.search(lower)
+    words = re.search(_RECEIPT_WORDS, lower_subject) or re.search(_RECEIPT_WORDS, lower)
     if words:
         found.append(Signal("receipts", 2, f"it mentions {words.group(0).lower()!r}"))
-    amount = _AMOUNT.search(subject) or _AMOUNT.search(text)
+    amount = re.search(_AMOUNT, subject) or re.search(_AMOUNT, text)
     if amount:
         found.append(Signal("receipts", 1, f"it names an amount ({amount.group(0)})"))
-    alert = _ALERT_WORDS.search(lower_subject)
+    alert = re.search(_ALERT_WORDS, lower_subject)
     if alert:
         found.append(Signal("notifications", 1, f"its subject says {alert.group(0).lower()!r}"))
     if not user_wrote and not known and len(first.recipients) <= 3 and not any(s.lane != PEOPLE for s in found):

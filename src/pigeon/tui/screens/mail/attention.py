@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.screen import Screen
 
-from pigeon.core.attention import LANE_NAMES, LANES, NoSender, Ruling, Screening
+from pigeon.core.attention import LANE_NAMES, LANES, NOT_STORED, YOURS, NoSender, Ruling, Screening
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.screens.mail.part import Part
@@ -34,16 +34,12 @@ class AttentionPart(Part):
         self.run(self._screen, ids, screen, domain, watch, group="attention", description="deciding on the sender")
 
     async def _screen(self, ids: list[str], screen: Screening, domain: bool, watch: str | None) -> None:
-        rulings: dict[str, Ruling] = {}
-        for thread_id in ids:
-            try:
-                ruling = await self.core.attention.screen(thread_id, screen, domain=domain)
-            except NoSender as exc:
-                if len(ids) == 1:
-                    self.screen.notify(clean_line(str(exc)), severity="warning", markup=False)
-                continue
-            rulings.setdefault(ruling.key, ruling)
-        await self._apply(ids, list(rulings.values()), watch)
+        try:
+            rulings = await self.core.attention.screen_all(ids, screen, domain=domain)
+        except NoSender as exc:
+            self.screen.notify(clean_line(str(exc)), severity="warning", markup=False)
+            return
+        await self._apply(ids, rulings, watch)
 
     def move_lane(self, thread_id: str | None, watch: str | None) -> None:
         """Ask which lane the sender of a thread goes to, then teach it."""
@@ -90,8 +86,7 @@ class AttentionPart(Part):
 
     async def _why(self, thread_id: str, watch: str | None) -> None:
         reasons = await self.core.attention.why(thread_id)
-        sender = reasons and not reasons[0].startswith(("Only you", "This thread is not"))
-        choices = ["lane", "in", "out"] if sender else []
+        choices = ["lane", "in", "out"] if reasons[:1] not in ([NOT_STORED], [YOURS]) else []
 
         def chosen(choice: str | None) -> None:
             if choice == "lane":
