@@ -26,7 +26,9 @@ from pigeon.tui.widgets.thread_row import (
     TIME_WIDTH,
     WHO_WIDTH,
     WIDE_ROW,
+    Age,
     count_text,
+    seen_words,
 )
 from tests.tui.conftest import current_id
 from tests.tui.test_key_path import until
@@ -113,9 +115,9 @@ class CountingList(ThreadList):
         self.drawn.append(y)
         return super().render_line(y)
 
-    def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
+    def _render_row(self, row: ThreadRow, age: Age, width: int, cursor: Style | None) -> Strip:
         (self.prepared if self._preparing_now else self.built).append(row.id)
-        return super()._render_row(row, when, width, cursor)
+        return super()._render_row(row, age, width, cursor)
 
     def _prepare_beside(self) -> None:
         self._preparing_now = True
@@ -354,7 +356,7 @@ async def test_a_row_whose_age_changed_is_drawn_again(monkeypatch: pytest.Monkey
 
 
 def drawn_as_rich_lays_it_out(
-    threads: ThreadList, row: ThreadRow, when: str, width: int, cursor: Style | None
+    threads: ThreadList, row: ThreadRow, age: Age, width: int, cursor: Style | None
 ) -> Strip:
     """A row as rich's ``Text`` lays it out (how rows were drawn before they were built as segments): the
     reference the list's own drawing is held to."""
@@ -367,6 +369,8 @@ def drawn_as_rich_lays_it_out(
     label_text = clean_line(" ".join(tags), limit=24)
     who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH
     subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+    when, seen_by, seen_at = age
+    seen = seen_words(seen_by, seen_at, subject_width - (len(label_text) + 1 if label_text else 0))
 
     def cell(text: str, cell_width: int, style: Style, *, right: bool = False) -> Text:
         value = Text(text, style=style, no_wrap=True, end="")
@@ -385,9 +389,10 @@ def drawn_as_rich_lays_it_out(
         " ",
         cell(
             clean_line(row.subject) or "(no subject)",
-            subject_width - (len(label_text) + 1 if label_text else 0),
+            subject_width - (len(label_text) + 1 if label_text else 0) - (len(seen) + 1 if seen else 0),
             strong,
         ),
+        *((" ", cell(seen, len(seen), dim)) if seen else ()),
         *((" ", cell(label_text, len(label_text), mark)) if label_text else ()),
         " ",
         cell(count_text(row.count), COUNT_WIDTH, dim, right=True),
@@ -426,6 +431,7 @@ async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None
             count=st.integers(0, 12_000),
             flags=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()),
             when=st.sampled_from(["", "9:30", "Fri", "12 Nov", "2024"]),
+            seen=st.sampled_from([("", ""), ("Ada", "3m"), ("Kelly +2", "Nov 3")]),
             width=st.integers(1, 160),
             look=st.sampled_from(range(3)),
         )
@@ -437,6 +443,7 @@ async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None
             count: int,
             flags: tuple[bool, bool, bool, bool],
             when: str,
+            seen: tuple[str, str],
             width: int,
             look: int,
         ) -> None:
@@ -445,9 +452,9 @@ async def test_a_row_is_drawn_cell_for_cell_as_rich_text_would_draw_it() -> None
                 id="t", who=who, subject=subject, when=NOW, count=count, unread=unread, attachment=attachment,
                 starred=starred, selected=selected, labels=labels, where=where,
             )  # fmt: skip
-            ours = threads._render_row(row, when, width, cursor_looks[look])
+            ours = threads._render_row(row, (when, *seen), width, cursor_looks[look])
             assert styled_cells(ours) == styled_cells(
-                drawn_as_rich_lays_it_out(threads, row, when, width, cursor_looks[look])
+                drawn_as_rich_lays_it_out(threads, row, (when, *seen), width, cursor_looks[look])
             )
             assert ours.cell_length == width
 
@@ -469,7 +476,7 @@ def test_a_row_is_drawn_in_as_few_segments_as_it_has_styles() -> None:
 
     base = Style(color="white", bgcolor="black")
     row = ThreadRow(id="t1", who="Ada", subject="Hello", when=NOW, count=3, unread=True)
-    strip = draw_row(row, "Fri", 100, None, (base, Style(), Style(bold=True), Style(color="yellow")))
+    strip = draw_row(row, ("Fri", "", ""), 100, None, (base, Style(), Style(bold=True), Style(color="yellow")))
     segments = list(strip)
     assert "".join(s.text for s in segments).rstrip().endswith("(3)    Fri")
     assert all(a.style != b.style for a, b in itertools.pairwise(segments))

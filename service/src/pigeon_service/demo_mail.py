@@ -335,6 +335,8 @@ def populate(
                 )
                 parent = message_id
                 message_count += 1
+            if outbound and status is MessageStatus.DELIVERED and index % 4:  # most replies were read by now
+                db.read_by(conn, thread_id, author["id"], iso(min(when + timedelta(minutes=3 + index % 90), now)))
 
     return DemoSummary(account_id, len(inbox_ids), contacts + 1, threads, message_count)
 

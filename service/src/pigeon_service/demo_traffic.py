@@ -4,7 +4,8 @@ ticks, every other one brings a thread from a first-time sender instead (:mod:`.
 Inbound messages arrive ``MESSAGE_STATUS_RECEIVED`` and emit ``message.created``. Outbound ones start
 ``MESSAGE_STATUS_PENDING`` (``message.created``), become ``SENT`` a moment later (``message.sent`` and
 ``message.updated``), then ``DELIVERED`` or, now and then, ``FAILED`` (``message.delivered`` or ``message.failed``,
-and ``message.updated``).
+and ``message.updated``). Most delivered ones are then read by their first recipient: the thread's participant gets
+a ``last_read_at``, and the message a ``message.updated`` (the spec has no thread event).
 """
 
 from __future__ import annotations
@@ -104,8 +105,10 @@ def new_message(
 async def progress_outbound(
     db: Database, deliverer: Deliverer | None, account_id: str, message_id: str, rng: random.Random, step: float
 ) -> None:
-    """Move an outbound message through SENT to DELIVERED or FAILED, emitting the events."""
+    """Move an outbound message through SENT to DELIVERED or FAILED, emitting the events; most delivered ones are
+    then read by their first recipient."""
     final = MessageStatus.FAILED if rng.random() < 0.1 else MessageStatus.DELIVERED
+    message: Message | None = None
     for status, kind in (
         (MessageStatus.SENT, EventKind.MESSAGE_SENT),
         (final, EventKind.MESSAGE_FAILED if final is MessageStatus.FAILED else EventKind.MESSAGE_DELIVERED),
@@ -115,6 +118,12 @@ async def progress_outbound(
         if message is None:
             return
         emit(db, deliverer, account_id, kind.value, message)
+        emit(db, deliverer, account_id, EventKind.MESSAGE_UPDATED.value, message)
+    reader = next((r.contact_id for r in message.recipients if r.contact_id), None) if message else None
+    if message and final is MessageStatus.DELIVERED and reader and message.thread_id and rng.random() < 0.7:
+        await asyncio.sleep(step * 2)
+        with db.transaction() as conn:
+            db.read_by(conn, message.thread_id, reader, iso(datetime.now(UTC)))
         emit(db, deliverer, account_id, EventKind.MESSAGE_UPDATED.value, message)
 
 

@@ -120,6 +120,16 @@ class MailWriter(SQLite):
         )
         return message_id
 
+    def read_by(self, conn: sqlite3.Connection, thread_id: str, contact_id: str, at: str) -> None:
+        """Participant ``contact_id`` read thread ``thread_id`` at ``at`` (their ``last_read_at``; only the demo
+        knows when others read: the service has no operation that says so)."""
+        conn.execute(
+            "UPDATE threads SET participants = (SELECT json_group_array(CASE WHEN json_extract(p.value, "
+            "'$.contact_id') = :contact THEN json_set(p.value, '$.last_read_at', :at) ELSE json(p.value) END) "
+            "FROM json_each(threads.participants) p), updated_at = MAX(updated_at, :at) WHERE id = :thread",
+            {"contact": contact_id, "at": at, "thread": thread_id},
+        )
+
     def random_rows(self, table: str, account_id: str, count: int) -> list[sqlite3.Row]:
         """A few random rows of ``table`` (threads, contacts, inboxes) for live traffic."""
         assert table in {"threads", "contacts", "inboxes"}

@@ -68,6 +68,8 @@ def _thread_json(thread: Any) -> dict[str, Any]:
         "snoozed_until": thread.snoozed_until.isoformat() if thread.snoozed_until else None,
         "muted": thread.muted,
         "labels": list(thread.labels),
+        "seen_by": list(thread.seen_by),
+        "seen_at": thread.seen_at.isoformat() if thread.seen_at else None,
     }
 
 

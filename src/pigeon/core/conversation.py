@@ -79,7 +79,7 @@ def last_read(local: datetime | None, thread: Thread | None) -> datetime | None:
 
 def is_new(message: Head, read_at: datetime | None) -> bool:
     """A message someone else sent after the user last read the thread (never read: every such message)."""
-    if message.direction == _outbound():
+    if message.direction == outbound():
         return False  # what the user sent is read
     if read_at is None:
         return True
@@ -87,7 +87,8 @@ def is_new(message: Head, read_at: datetime | None) -> bool:
 
 
 @functools.cache
-def _outbound() -> str:
+def outbound() -> str:
+    """The direction of what the user sent."""
     from pigeon.models import MessageDirection  # (the models load on first use)
 
     return MessageDirection.OUTBOUND

@@ -50,6 +50,9 @@ class ThreadRow:
     labels: tuple[str, ...] = ()
     where: str = ""
     """Where the thread is, in a search (which covers all mail): done, snoozed, muted; empty when in the inbox."""
+    seen_by: tuple[str, ...] = ()
+    """When the user wrote last: who has read it since, the latest first."""
+    seen_at: datetime | None = None
 
 
 class Listing:
@@ -141,6 +144,8 @@ class Listing:
             selected=self._selected(t.id),
             labels=t.labels,
             where=where(t) if self.searching or t.reminded else "",
+            seen_by=t.seen_by,
+            seen_at=t.seen_at,
         )
 
 

@@ -46,6 +46,25 @@ def _when(text: object) -> datetime | None:
         return None
 
 
+def _aware(moment: datetime | None) -> datetime | None:
+    """A stored moment without a zone (a damaged row) read as UTC, so that moments compare."""
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def _seen(readers: str | None, since: datetime | None) -> dict[str, Any]:
+    """``seen_by`` and ``seen_at`` from the readers column: those who read at or after ``since``."""
+    if not readers:
+        return {}
+    since = _aware(since)
+    found = []
+    for name, at in json.loads(readers):
+        moment = _aware(_when(at))
+        if moment is not None and (since is None or moment >= since):
+            found.append((moment, str(name or "someone")))
+    found.sort(reverse=True)
+    return {"seen_by": tuple(name for _, name in found), "seen_at": found[0][0]} if found else {}
+
+
 def ordered(view: str, sort: str) -> str:
     """The ORDER BY of a view in a sort (by date, the newest first but in the views that put the oldest first)."""
     order = SORTS.get(sort)
@@ -73,6 +92,21 @@ class StoredThread:
     labels: tuple[str, ...]
     reminded: bool = False
     """A reminder came due and no answer has come."""
+    seen_by: tuple[str, ...] = ()
+    """When the user wrote last: the names of those who read the thread since, the latest reader first."""
+    seen_at: datetime | None = None
+    """When the latest of them read it."""
+
+
+# When the user wrote last: each other participant's name and when they last read the thread (the service's
+# ``last_read_at``), compared with the last message in Python (the service's times are not one text format).
+READERS = (
+    "CASE WHEN t.last_by = 'me' THEN (SELECT json_group_array(json_array(coalesce(c.name, ''), "
+    "json_extract(p.value, '$.last_read_at'))) FROM json_each(t.data, '$.participants') p "
+    "LEFT JOIN contacts c ON c.id = json_extract(p.value, '$.contact_id') "
+    "WHERE coalesce(json_extract(p.value, '$.role'), '') != 'OWNER' "
+    "AND json_extract(p.value, '$.last_read_at') IS NOT NULL) END"
+)
 
 
 class ViewStore(Database):
@@ -187,9 +221,9 @@ class ViewStore(Database):
         sql = (
             "SELECT t.*, tr.read_upto, tr.starred, tr.done_upto, tr.snoozed_until, tr.snooze_upto, tr.muted, "
             "(SELECT group_concat(label, char(31)) FROM labels l WHERE l.thread_id = t.id) AS label_list, "
-            f"{UNREAD} AS is_unread, {DONE} AS is_done, {SNOOZED} AS is_snoozed, {REMINDED} AS is_reminded "
-            f"FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where} ORDER BY {order} "
-            "LIMIT :limit OFFSET :offset"
+            f"{UNREAD} AS is_unread, {DONE} AS is_done, {SNOOZED} AS is_snoozed, {REMINDED} AS is_reminded, "
+            f"{READERS} AS readers FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where} "
+            f"ORDER BY {order} LIMIT :limit OFFSET :offset"
         )
         rows = self.rows(sql, params | {"limit": limit, "offset": offset})
         return [self._stored(r) for r in rows]
@@ -233,6 +267,7 @@ class ViewStore(Database):
             muted=bool(row["muted"]),
             labels=tuple(sorted(row["label_list"].split("\x1f"))) if row["label_list"] else (),
             reminded=bool(row["is_reminded"]),
+            **_seen(row["readers"], _when(row["last_message_at"])),
         )
 
     def view_counts(self, now: datetime | None = None) -> dict[str, int]:

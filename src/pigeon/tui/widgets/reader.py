@@ -32,7 +32,7 @@ from pigeon.tui.widgets.thread_view import Hit, ThreadView
 from pigeon.tui.widgets.thread_window import Assembled, Layout, assemble, text_near
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from datetime import datetime
 
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
@@ -65,8 +65,10 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     EMPTY = Content.styled("Select a thread to read it.", "dim")
     NOTHING = Assembled([EMPTY], [], [EMPTY.plain], 0, 0)
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, clock: Callable[[], datetime] | None = None) -> None:
         super().__init__(id=id)
+        self.clock = clock
+        """What time it is (the core's clock), for how long ago someone read what the user sent."""
         self.thread: Thread | None = None
         self.messages: Sequence[Message] = []
         self.unreadable: Sequence[Unreadable] = ()
@@ -137,7 +139,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         if same and kept is not None and kept.messages is messages and list(kept.unreadable) == list(self.unreadable):
             view = kept  # the same messages: what is laid out stays
         elif view is None or view.messages is not messages:
-            view = ThreadView(thread, messages, contacts, unreadable=self.unreadable)
+            view = ThreadView(thread, messages, contacts, unreadable=self.unreadable, clock=self.clock)
         self._view = view
         self.folded, self.cursor = reopened(view, self.read_at, self.folded, known, current if self._moved else None)
         if view.keys:
@@ -300,7 +302,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def redraw(self) -> None:
         """Lay the thread out anew (its senders' contacts changed)."""
         if self.thread is not None:
-            self._view = ThreadView(self.thread, self.messages, self.contacts, unreadable=self.unreadable)
+            self._view = ThreadView(
+                self.thread, self.messages, self.contacts, unreadable=self.unreadable, clock=self.clock
+            )
             self._render_thread(place=False)
 
     def clear(self, note: str = "") -> None:

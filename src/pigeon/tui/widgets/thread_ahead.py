@@ -55,11 +55,12 @@ def lay_out_ahead(
     height: int,
     show_quotes: bool,
     stop: Callable[[], bool],
+    clock: Callable[[], datetime] | None = None,
 ) -> ThreadView:
     """The view the reader makes for ``thread``, with the lines it will show at ``width`` laid out: the window
     around where it opens (touches no widget: run it in a thread). Raises :class:`Stopped` once ``stop()`` says it
     is no longer wanted."""
-    view = ThreadView(thread, messages, contacts, unreadable=unreadable)
+    view = ThreadView(thread, messages, contacts, unreadable=unreadable, clock=clock)
     folded, cursor = opening(view, read_at)
     view.opening = (read_at, frozenset(folded), cursor)
     if view.keys:

@@ -24,9 +24,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from pigeon.core.listing import ThreadRow
-from pigeon.tui.render import relative_time
 from pigeon.tui.widgets.pane import Pane
-from pigeon.tui.widgets.thread_row import draw_row
+from pigeon.tui.widgets.thread_row import Age, ages, draw_row
 
 
 class RowSource(Protocol):
@@ -117,12 +116,12 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.source: RowSource = EmptySource()
         self._clock = clock
-        self._cache: LRUCache[tuple[ThreadRow, str, int, Style | None], Strip] = LRUCache(1024)
+        self._cache: LRUCache[tuple[ThreadRow, Age, int, Style | None], Strip] = LRUCache(1024)
         self._look: tuple[Style, ...] = ()  # the base and the rows' styles, as of the last style update
         self._look_stale = True  # a style update came since the look was worked out
         self._cursor_styles: dict[str, Style] = {}  # the cursor's two looks, as of the last style update
         self._now_at: tuple[int, datetime] | None = None
-        self._drawn: dict[int, tuple[ThreadRow, str]] = {}  # what each line on screen was last drawn from
+        self._drawn: dict[int, tuple[ThreadRow, Age]] = {}  # what each line on screen was last drawn from
         self._g_pressed_at = 0.0
         self._preparing: Timer | None = None
 
@@ -156,7 +155,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         width, now = self.size.width, self._now()
         for y in range(min(self.size.height, len(source) - top)):
             row = source.row(top + y)
-            if self._drawn.get(y) != (row, relative_time(row.when, now)):
+            if self._drawn.get(y) != (row, ages(row, now)):
                 self.refresh(Region(0, y, width, 1))
 
     @staticmethod
@@ -223,12 +222,12 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         for index in (self.cursor + 1, self.cursor - 1):
             if 0 <= index < len(self.source):
                 row = self.source.row(index)
-                self._row_strip(row, relative_time(row.when, now), width, cursor)
+                self._row_strip(row, ages(row, now), width, cursor)
         if 0 <= self.cursor < len(self.source):
             row = self.source.row(self.cursor)
-            when = relative_time(row.when, now)
-            self._row_strip(row, when, width, self._cursor_style(not self.has_focus))
-            self._row_strip(row, when, width, None)  # and as it looks once the cursor leaves it
+            age = ages(row, now)
+            self._row_strip(row, age, width, self._cursor_style(not self.has_focus))
+            self._row_strip(row, age, width, None)  # and as it looks once the cursor leaves it
 
     def _scroll_cursor_into_view(self) -> None:
         """Forced: a list that has just grown past the screen has no scrollbar until its next layout, and Textual
@@ -320,16 +319,16 @@ class ThreadList(ScrollView, Pane, can_focus=True):
             return Strip.blank(width, self._look[0] if self._look else self.rich_style)
         cursor = self._cursor_style() if index == self.cursor else None
         row = self.source.row(index)
-        when = relative_time(row.when, self._now())
-        self._drawn[y] = (row, when)
-        return self._row_strip(row, when, width, cursor)
+        age = ages(row, self._now())
+        self._drawn[y] = (row, age)
+        return self._row_strip(row, age, width, cursor)
 
-    def _row_strip(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
+    def _row_strip(self, row: ThreadRow, age: Age, width: int, cursor: Style | None) -> Strip:
         """A row as drawn, from the cache when it was drawn before as it looks now."""
-        key = (row, when, width, cursor)  # what the row shows: its data, its age as shown, the cursor's look
+        key = (row, age, width, cursor)  # what the row shows: its data, its age as shown, the cursor's look
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(row, when, width, cursor)
+            strip = self._render_row(row, age, width, cursor)
             self._cache[key] = strip
         return strip
 
@@ -357,11 +356,11 @@ class ThreadList(ScrollView, Pane, can_focus=True):
             self._now_at = (tick, self._clock() if self._clock else datetime.now().astimezone())
         return self._now_at[1]
 
-    def _render_row(self, row: ThreadRow, when: str, width: int, cursor: Style | None) -> Strip:
+    def _render_row(self, row: ThreadRow, age: Age, width: int, cursor: Style | None) -> Strip:
         """A row drawn in the list's look (as of the last style update: ``rich_style`` walks the ancestors)."""
         if self._look:
             base, dim, unread, mark = self._look
         else:
             base = self.rich_style
             dim, unread, mark = (self.get_component_rich_style(name, partial=True) for name in ROW_STYLES)
-        return draw_row(row, when, width, cursor, (base, dim, unread, mark))
+        return draw_row(row, age, width, cursor, (base, dim, unread, mark))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -9,6 +11,7 @@ from textual.strip import Strip
 
 from pigeon.core.listing import ThreadRow
 from pigeon.sanitize import clean_line
+from pigeon.tui.render import relative_time
 
 WHO_WIDTH = 22
 NARROW_WHO_WIDTH = 14
@@ -16,22 +19,41 @@ WIDE_ROW = 72  # rows narrower than this give the sender fewer cells
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
 MARK_WIDTH = 5
+SUBJECT_ROOM = 16  # cells the subject keeps before "seen by" gives up its name, then itself
+SEEN_NAME = 12
+
+
+Age = tuple[str, str, str]
+"""What a row says of time: its last message's age; who has read the user's last message, and how long ago."""
+
+
+def ages(row: ThreadRow, now: datetime) -> Age:
+    """A row's :data:`Age` as of ``now``: the reader named (by first name, as the sender column names people) is
+    the latest, the others counted ("Ada +2")."""
+    if not row.seen_by:
+        return relative_time(row.when, now), "", ""
+    more = f" +{len(row.seen_by) - 1}" if len(row.seen_by) > 1 else ""
+    first = (clean_line(row.seen_by[0]).split() or ["someone"])[0]
+    name = f"{clean_line(first, limit=SEEN_NAME)}{more}"
+    return relative_time(row.when, now), name, relative_time(row.seen_at, now)
 
 
 def draw_row(
-    row: ThreadRow, when: str, width: int, cursor: Style | None, look: tuple[Style, Style, Style, Style]
+    row: ThreadRow, age: Age, width: int, cursor: Style | None, look: tuple[Style, Style, Style, Style]
 ) -> Strip:
     """A row's cells as segments, each fitted to its width as rich's ``Text.truncate`` fits it (an ellipsis where
     it is cut). Made straight as segments, not as rich ``Text`` laid out: a start draws a screenful of rows, and
-    laying them out was a large part of its first frame (see docs/performance.md). ``look`` is the list's base
-    style and its dim, unread and mark styles."""
+    laying them out was a large part of its first frame (see docs/performance.md). ``age`` is what :func:`ages`
+    says; ``look`` is the list's base style and its dim, unread and mark styles."""
     base, dim, unread, mark = look
+    when, seen_by, seen_at = age
     strong = unread if row.unread else None
     tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
     label_text = clean_line(" ".join(tags), limit=24)
     count = count_text(row.count)
     who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH  # a narrow list gives the subject more
     subject_width = max(width - MARK_WIDTH - who_width - COUNT_WIDTH - TIME_WIDTH - 3, 4)
+    seen = seen_words(seen_by, seen_at, subject_width - (len(label_text) + 1 if label_text else 0))
     marks = (
         ("▌" if row.selected else " ")
         + ("●" if row.unread else " ")
@@ -45,11 +67,13 @@ def draw_row(
         (
             _fit(
                 clean_line(row.subject) or "(no subject)",
-                subject_width - (len(label_text) + 1 if label_text else 0),
+                subject_width - (len(label_text) + 1 if label_text else 0) - (cell_len(seen) + 1 if seen else 0),
             ),
             strong,
         ),
     ]
+    if seen:
+        cells += [(" ", None), (seen, dim)]
     if label_text:
         cells += [(" ", None), (_fit(label_text, len(label_text)), mark)]
     cells += [
@@ -65,6 +89,16 @@ def draw_row(
     if strip.cell_length > width:  # cut as rich cuts: a zero-width character just past the last cell stays
         return Strip(Segment.adjust_line_length(list(strip), width, row_base), width)
     return strip.crop_extend(0, width, row_base)
+
+
+def seen_words(name: str, age: str, room: int) -> str:
+    """"seen by Ada 3m" in what ``room`` leaves the subject; narrower, "seen 3m"; narrower still, nothing."""
+    if not name:
+        return ""
+    for words in (f"seen by {name} {age}", f"seen {age}"):
+        if room - cell_len(words) - 1 >= SUBJECT_ROOM:
+            return words
+    return ""
 
 
 def _fit(text: str, width: int, *, right: bool = False) -> str:

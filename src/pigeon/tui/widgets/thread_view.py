@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -18,11 +19,13 @@ from textual.content import Content
 from pigeon.core.attachments import is_attachment, sequence_of
 from pigeon.core.conversation import tree_places
 from pigeon.core.paged import PAGE, PagedMessages, heads, with_html
+from pigeon.core.seen import last_mine, readers, seen_words
 from pigeon.core.unreadable import unreadable_words
 from pigeon.htmltext import footnoted
 from pigeon.sanitize import clean, clean_line
 from pigeon.tui.render import (
     Quoted,
+    contact_name,
     full_time,
     human_size,
     limit_text,
@@ -35,8 +38,6 @@ from pigeon.tui.render import (
 )
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from pigeon.core.conversation import Head
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
@@ -144,8 +145,11 @@ class ThreadView:
         contacts: dict[str, Contact],
         *,
         unreadable: Sequence[Unreadable] = (),
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.thread = thread
+        self.clock = clock or (lambda: datetime.now(UTC))
+        """What time it is, for how long ago a reader read the user's message."""
         self.messages = messages
         self.contacts = contacts
         self.unreadable = unreadable
@@ -156,6 +160,9 @@ class ThreadView:
         self.place = [place for place, _ in shape]
         """Each message's place in ``messages``, as shown."""
         self.by_id = {m.id: n for n, m in enumerate(outline) if m.id}
+        mine = last_mine(outline)
+        self.mine_last = mine.id if mine is not None else None
+        """The user's last message: its readers are named under its header."""
         self.keys = [m.id or f"#{place}" for (m, _), place in zip(self.order, self.place, strict=True)]
         self._first_attachment = _numbered_from(messages)
         self._footnotes: dict[int, tuple[str, int]] | None = None
@@ -294,6 +301,9 @@ class ThreadView:
             lines.append(
                 Content.assemble(Content.styled("↳ reply to ", "dim"), safe_line(sender_name(parent, self.contacts)))
             )
+        if message.id and message.id == self.mine_last:
+            seen = seen_words(readers(self.thread, message.created_at), self._name, self.clock())
+            lines += [Content.styled(line, "$accent") for line in seen]
         address = sender_address(message, self.contacts)
         if address:
             lines.append(Content.assemble(Content.styled("From: ", "dim"), address))
@@ -323,6 +333,10 @@ class ThreadView:
                     )
                 )
         return [part for line in lines for part in line.split(allow_blank=True)]
+
+    def _name(self, contact_id: str) -> str:
+        """A participant's name as shown (cleaned): the contact's, else "someone"."""
+        return clean_line(contact_name(self.contacts.get(contact_id)), limit=30) or "someone"
 
     def html_text(self, block: ContentBlock) -> str:
         """An HTML block as text with numbered footnotes, numbered across the thread in time order (as the links

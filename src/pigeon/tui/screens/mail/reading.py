@@ -225,6 +225,7 @@ class ReaderPart(Part):
                         height=reader.thread_layout.height,
                         show_quotes=reader.show_quotes,
                         stop=lambda: worker.is_cancelled,
+                        clock=core.clock,
                     )
                 except Stopped:
                     return

@@ -84,7 +84,7 @@ class MainScreen(ReportsFailures, Screen[None]):
                     id="filter",
                 )
                 yield ThreadList(id="threads", clock=self.core.clock)
-            yield Reader(id="reader")
+            yield Reader(id="reader", clock=self.core.clock)
         yield KeyBar()
 
     def on_mount(self) -> None:
