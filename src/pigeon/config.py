@@ -22,6 +22,12 @@ Precedence, strongest first: flags (``--profile``, ``--base-url``), environment 
     [compose]
     send_command = ["msmtp", "-t"]   # the message on standard input; none: a mailto: link to the system handler
     review = true                    # after the editor, review the draft before it goes (false: send at once)
+
+    [[rules]]            # run on new mail at each sync (docs/rules.md)
+    name = "newsletters"
+    match = "from:news@example.com"
+    label = "news"
+    done = true
 """
 
 from __future__ import annotations
@@ -228,6 +234,8 @@ class Settings:
     profiles: dict[str, ProfileConfig] = field(default_factory=dict)
     ui: UIConfig = field(default_factory=UIConfig)
     compose: ComposeConfig = field(default_factory=ComposeConfig)
+    rules: Any = None
+    """The ``[[rules]]`` tables as written: the core checks them, a line a mistake, and runs the good ones."""
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Settings:
@@ -241,6 +249,7 @@ class Settings:
             profiles=profiles,
             ui=UIConfig.parse(_table(data, "ui", "")),
             compose=ComposeConfig.parse(_table(data, "compose", "")),
+            rules=data.get("rules"),
         )
 
 

@@ -28,7 +28,7 @@ from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS, ThreadView
 from tests.conversation import READ, SIZE, Conversation, add_conversation
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, current_id, loaded, pigeon_for, settle
+from tests.tui.conftest import BASE, current_id, loaded, pigeon_for, screen_text, settle
 
 NARROW = (80, 24)
 
@@ -283,3 +283,17 @@ async def test_the_key_bar_at_80_columns_still_shows_the_essentials(service: Ser
         shown = str(bar.render())
         for essential in ("Next msg", "Next thread", "Back", "Search", "Reply"):
             assert essential in shown
+
+
+async def test_a_long_thread_opens_with_a_brief_of_what_is_new_that_stays_while_it_scrolls(service: Service) -> None:
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        header = f"New since you last read it: {SIZE - READ} new messages from writer"
+        await settle(pilot, app, lambda: header in screen_text(app))
+        newest = conversation.ids[-1]
+        assert f"Message {newest} says word{SIZE - 1} here." in screen_text(app)  # the newest, in a line
+        await pilot.press("G")
+        await settle(pilot, app, lambda: reader.scroll_offset.y > 0)
+        assert header in screen_text(app)  # (it does not scroll away)

@@ -33,7 +33,12 @@ async def _sync_saying_waits(core: MailCore, verbose: bool = False) -> SyncRepor
             said = time.monotonic()
             sys.stderr.write(f"pigeon: {done:,} of {total:,} threads fetched · {core.in_flight_words()}\n")
 
+    for mistake in core.rules.mistakes:
+        sys.stderr.write(f"pigeon: a rule is left out: {clean_line(mistake)}\n")
     report = await core.sync(on_progress=progress if verbose else None, index_now=True)
+    ruled = core.rules.news()
+    if ruled:
+        sys.stderr.write(f"pigeon: {clean_line(ruled)} (`pigeon undo` takes back the last)\n")
     if verbose:
         throttle = client.throttle
         sys.stderr.write(f"pigeon: at most {throttle.most_in_flight} requests were in flight ({throttle.why})\n")

@@ -14,6 +14,7 @@ from pigeon.cli.demo import cmd_demo
 from pigeon.cli.drafts import cmd_compose, cmd_drafts
 from pigeon.cli.mail import cmd_attention, cmd_search, cmd_sync, cmd_triage, cmd_undo, cmd_views
 from pigeon.cli.output import EXIT_USAGE
+from pigeon.cli.rules import cmd_rules
 from pigeon.cli.serve import cmd_serve, cmd_token_create
 from pigeon.cli.service import (
     cmd_contacts_update,
@@ -227,6 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
             attention.add_argument("--to", required=True, choices=LANE_VIEWS, dest="lane")
         if action.id in ("attention.let_in", "attention.keep_out"):
             attention.add_argument("--domain", action="store_true", help="everyone at the sender's domain")
+    for action, verb in verbs():  # the user's rules: check them, try them
+        if action.id == "rules.try":
+            rules = add(commands, verb.name, cmd_rules, verb.help)
+            rules.add_argument("what", choices=["check", "try"], help="check: a line a mistake; try: changes nothing")
     for action, verb in verbs():  # the hand-off verbs: reply, reply-all, forward, compose
         if action.compose is None:
             continue

@@ -80,12 +80,17 @@ VERB_HELP = {
     "keep-out": "keep the senders of threads out: their mail goes to Kept out, silently",
     "lane": "send the mail of a thread's sender to a lane from now on",
     "why": "why a thread is in its view and its lane",
+    "rules": "check the rules in config.toml (check), or list what each would change now (try)",
 }
 
 
 def _attend(ident: str, title: str, help_text: str, key: str | None, invoke: str, verb: str = "") -> Action:
     verbs = (Verb(verb, VERB_HELP[verb]),) if verb else ()
     return Action(f"attention.{ident}", title, help_text, key, invoke, show=False, verbs=verbs)
+
+
+def _reader(ident: str, title: str, help_text: str, key: str, invoke: str, *, show: bool = False) -> Action:
+    return Action(f"reader.{ident}", title, help_text, key, invoke, "reader", show)
 
 
 def _view(key: str | None, view: str, title: str) -> Action:
@@ -236,6 +241,15 @@ ACTIONS: tuple[Action, ...] = (
         "lane", "Move to lane", "Send the sender's mail to another lane (Pigeon learns it)", "v", "move_lane", "lane"
     ),
     _attend("why", "Why is this here?", "The Screener's decision or the signals behind the lane", "W", "why", "why"),
+    Action(
+        "rules.try",
+        "Try rules",
+        "What each rule would change now (nothing is changed)",
+        None,
+        "try_rules",
+        show=False,
+        verbs=(Verb("rules", VERB_HELP["rules"]),),
+    ),
     # the reader
     Action("reader.next", "Next thread", "Open the next thread of the list", "J", "step(1)", scope="reader"),
     Action("reader.previous", "Previous thread", "Open the previous thread", "K", "step(-1)", "reader", show=False),
@@ -249,24 +263,8 @@ ACTIONS: tuple[Action, ...] = (
         "reader",
     ),
     Action("reader.quotes", "Quotes", "Show or fold quoted text", "t", "toggle_quotes", "reader", show=False),
-    Action(
-        "reader.save",
-        "Save attachment",
-        "Save an attachment into the download folder",
-        "a",
-        "hand_off('save')",
-        "reader",
-        False,
-    ),
-    Action(
-        "reader.open",
-        "Open attachment",
-        "Open an attachment with its program",
-        "O",
-        "hand_off('open')",
-        "reader",
-        False,
-    ),
+    _reader("save", "Save attachment", "Save an attachment into the download folder", "a", "hand_off('save')"),
+    _reader("open", "Open attachment", "Open an attachment with its program", "O", "hand_off('open')"),
     Action("reader.edit_sender", "Edit sender", "Edit the sender's contact", "c", "edit_sender", "reader", False),
     # the reader's message cursor, folds and find
     Action("reader.next_message", "Next msg", "Next message of the thread", "n", "next_message", "reader"),
@@ -323,15 +321,7 @@ ACTIONS: tuple[Action, ...] = (
         "reader",
         False,
     ),
-    Action(
-        "reader.write",
-        "Write to file",
-        "Write the message as mail text to a file",
-        "w",
-        "hand_off('write')",
-        "reader",
-        False,
-    ),
+    _reader("write", "Write to file", "Write the message as mail text to a file", "w", "hand_off('write')"),
     Action("reader.copy", "Copy", "Copy the message's text to the clipboard", "y", "hand_off('copy')", "reader", False),
     # the review of a draft, after the editor
     _review("send", "Send", "Send the message now", "y", "send"),
@@ -387,4 +377,6 @@ def describe(change: Change) -> str:
     if change.kind == "remind":
         when = datetime.fromisoformat(change.detail).astimezone()
         return f"Back in the inbox {when:%a %d %b %H:%M} if no answer comes: {threads}"
+    if change.kind == "rule":
+        return f"Rule {change.detail!r}: {threads}"
     return change.detail  # a step recorded as words by an older Pigeon

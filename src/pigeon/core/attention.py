@@ -21,6 +21,7 @@ __all__ = ["LANES", "LANE_NAMES", "NOT_STORED", "YOURS", "Attention", "NoSender"
 
 if TYPE_CHECKING:
     from pigeon.api.client import PigeonClient
+    from pigeon.core.rules import Rules
     from pigeon.models import Contact
     from pigeon.store.mailstore import MailStore
     from pigeon.store.sync import SyncReport
@@ -44,6 +45,7 @@ class Attends(Protocol):
 
     store: MailStore
     clock: Callable[[], datetime]
+    rules: Rules
 
     async def connect(self) -> PigeonClient: ...
 
@@ -181,11 +183,15 @@ class Attention:
         else:
             lines.append("In the Inbox: the Screener is off." if not self.screening else "In the Inbox.")
         lane = LANE_NAMES.get(found.lane, found.lane or "none yet")
-        if _decided(by_address, by_domain, "lane"):
+        if found.rule_lane:
+            lines.append(f"Lane {lane}: the rule '{found.rule}' put it there.")
+        elif _decided(by_address, by_domain, "lane"):
             lines.append(f"Lane {lane}: {_decided_by(by_address, by_domain, 'lane', found.sender)}.")
         else:
             lines.append(f"Lane {lane}, from what the mail shows:")
             lines += [f"- {s.said}" for s in found.signals] or ["- nothing but that a person wrote it"]
+        if found.rule:
+            lines.append(self.core.rules.said(found.rule))
         return lines
 
     def awaiting(self, ids: Sequence[str]) -> list[str]:

@@ -24,6 +24,7 @@ from pigeon.core.handoff import HandOff
 from pigeon.core.listing import Listing, resolve_threads, searched
 from pigeon.core.live import Live, Mode, plan, subscription_vault, vault_name
 from pigeon.core.paged import latest_by_writer, loaded, stored_messages
+from pigeon.core.rules import Rules
 from pigeon.core.session import ClientFactory, Session, store_accepts
 from pigeon.core.unreadable import skipped_words, unreadable_words
 from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
@@ -37,18 +38,8 @@ if TYPE_CHECKING:
     from pigeon.models import Contact, Inbox, Message, Thread, Unreadable, UpdateContact, WebhookSubscription
     from pigeon.models.events import WebhookEvent
 
-__all__ = [
-    "ContactDraft",
-    "MailCore",
-    "MailStore",
-    "NotSaved",
-    "StoredThread",
-    "SyncReport",
-    "sender_label",
-    "skipped_words",
-    "store_path",
-    "unreadable_words",
-]
+__all__ = ["ContactDraft", "MailCore", "MailStore", "NotSaved", "StoredThread", "SyncReport", "sender_label"]
+__all__ += ["skipped_words", "store_path", "unreadable_words"]
 
 
 THREADS_HELD = 64
@@ -93,6 +84,7 @@ class MailCore(Session):
         self.contacts: dict[str, Contact] = {}
         self.address_book = AddressBook(self)  # the contacts' addresses, found as a person types
         self.attention = Attention(self, screening=profile.screener)  # the Screener, the lanes, why
+        self.rules = Rules(self, config.settings.rules)  # the user's rules, run on new mail
         self.messages: dict[str, Sequence[Message]] = {}  # threads read whole (long ones a page at a time), by id
         self._opened: dict[str, Thread] = {}  # threads opened before: opening one again reads no row
         self._unreadable: dict[str, list[Unreadable]] = {}  # threads' messages that could not be read, by thread
@@ -140,6 +132,7 @@ class MailCore(Session):
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
         client = await self.connect()
+        first = not await asyncio.to_thread(self.store.holds_mail)  # (a store's first: all its mail is new)
         also = self.live.named | await self.attention.refetched()  # (those synced leave it)
         report = await sync(
             client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new, also=also
@@ -148,6 +141,7 @@ class MailCore(Session):
         self._stored_new = []
         await self.attention.after_sync()
         report = await self.attention.announced(report)
+        self.rules.arrived(report, first=first)
         self.inboxes = list(report.inbox_list)
         if report.changed:  # contacts that came with new mail (on a first sync, all of them)
             await self.learn_stored_contacts()
@@ -169,6 +163,7 @@ class MailCore(Session):
     async def _index_stored(self) -> int:
         indexed = await index_stored(self.store)
         await self.attention.after_sorting()  # (then the threads that wait to be sorted)
+        await self.rules.run_arrived()  # (then the rules, on the new mail now in the index)
         return indexed
 
     @property

@@ -277,9 +277,17 @@ class CacheStore(Database):
         recipients: str,
         messages: Sequence[Message],
     ) -> None:
+        # The senders as the list names them, and each one's full name and address (``from:ada@example.com``).
+        senders = dict.fromkeys(
+            part
+            for m in messages
+            if m.sender is not None
+            for part in ((m.sender.contact.name if m.sender.contact else ""), m.sender.raw_address or "")
+            if part
+        )
         conn.execute(
             "INSERT INTO search (rowid, thread_id, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?, ?)",
-            (rowid, thread_id, subject, who, recipients, index_text(messages)),
+            (rowid, thread_id, subject, " ".join([who, *senders]), recipients, index_text(messages)),
         )
 
     def pending_index(self) -> int:

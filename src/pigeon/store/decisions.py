@@ -5,7 +5,7 @@ every thread's ``lane`` and ``screen`` worked out from its sort and the decision
 A decision is kept by key (an address, or ``@domain``), with its screen and its lane apart, each with where it came
 from (``local``: made here; ``contact``: read from the contact). Which wins, for a thread: its address's decision,
 then its domain's; then, for the screen, that the user wrote to the sender, then that the sender's mail was there
-when screening began (``let_in_at_start``).
+when screening began (``let_in_at_start``). A lane a rule put one thread in (``triage.lane``) comes before them all.
 """
 
 from __future__ import annotations
@@ -38,7 +38,12 @@ _DECIDED = (
 )
 _SETTLE = f"""
 UPDATE threads SET
-    lane = COALESCE({_DECIDED.format("lane")}, (SELECT lane FROM lanes WHERE thread_id = threads.id), ''),
+    lane = COALESCE(
+        (SELECT NULLIF(lane, '') FROM triage WHERE thread_id = threads.id),
+        {_DECIDED.format("lane")},
+        (SELECT lane FROM lanes WHERE thread_id = threads.id),
+        ''
+    ),
     screen = CASE
         WHEN threads.sender = '' THEN 0
         WHEN {_DECIDED.format("screen")} = 'out' THEN {KEPT_OUT}

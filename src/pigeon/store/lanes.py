@@ -38,7 +38,7 @@ _RECEIPT_WORDS = (
     r"\b(receipt|invoice|order (confirmation|#|number|no\.?)|your order|payment (received|confirmation)|amount due"
     r"|order total|subtotal|refund)\b"
 )
-_AMOUNT = r"[$€£¥]\s?\d[\d,]{0,20}(\.\d\d)?|(?<![\d,])\d[\d,]{0,20}\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b"
+AMOUNT = r"[$€£¥]\s?\d[\d,]{0,20}(\.\d\d)?|(?<![\d,])\d[\d,]{0,20}\.\d\d\s?(USD|EUR|GBP|CHF|JPY)\b"
 """An amount of money (the digits bounded: a long run of them is read in linear time)."""
 _ALERT_WORDS = (
     r"\b(alert|notification|verify|verification|sign[- ]in|new login|password reset|security code|your code"
@@ -184,7 +184,7 @@ def _signals(theirs: Sequence[Message], sender: str, *, user_wrote: bool, known:
     words = re.search(_RECEIPT_WORDS, lower_subject) or re.search(_RECEIPT_WORDS, lower)
     if words:
         found.append(Signal("receipts", 2, f"it mentions {words.group(0).lower()!r}"))
-    amount = re.search(_AMOUNT, subject) or re.search(_AMOUNT, text)
+    amount = re.search(AMOUNT, subject) or re.search(AMOUNT, text)
     if amount:
         found.append(Signal("receipts", 1, f"it names an amount ({amount.group(0)})"))
     alert = re.search(_ALERT_WORDS, lower_subject)

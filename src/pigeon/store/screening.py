@@ -63,6 +63,10 @@ class Why:
     written_to: bool
     let_in_at_start: bool
     screening: bool
+    rule: str = ""
+    """The rule that last changed the thread."""
+    rule_lane: str = ""
+    """The lane a rule put the thread in."""
 
 
 class ScreeningStore(Database):
@@ -137,6 +141,7 @@ class ScreeningStore(Database):
             for r in self.rows("SELECT * FROM senders WHERE key = ?", (key,))
         )
         state = next(iter(self.rows("SELECT since IS NOT NULL AND NOT off AS on_ FROM screening")), None)
+        ruled = next(iter(self.rows("SELECT rule, lane FROM triage WHERE thread_id = ?", (thread_id,))), None)
         return Why(
             sender=sender,
             lane=row["lane"],
@@ -148,6 +153,8 @@ class ScreeningStore(Database):
             let_in_at_start=bool(sender)
             and bool(self.rows("SELECT 1 FROM let_in_at_start WHERE address = ?", (sender,))),
             screening=bool(state and state[0]),
+            rule=ruled["rule"] if ruled else "",
+            rule_lane=ruled["lane"] if ruled else "",
         )
 
     def screens(self, thread_ids: Iterable[str]) -> dict[str, int]:

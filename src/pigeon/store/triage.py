@@ -13,10 +13,11 @@ from typing import Any
 from pigeon.sanitize import clean_line
 from pigeon.sqlite import Database
 from pigeon.store.cache import UnknownThread, iso
+from pigeon.store.decisions import settle
 
 UNDO_KEEP = 200
 LABEL_MAX = 60
-KINDS = ("read", "star", "done", "snooze", "mute", "label", "remind")
+KINDS = ("read", "star", "done", "snooze", "mute", "label", "remind", "rule")
 
 
 class DamagedStep(Exception):
@@ -36,13 +37,17 @@ _NO_TRIAGE = {
     "snooze_upto": None,
     "muted": 0,
     "remind": 0,
+    "lane": "",
+    "rule": "",
 }
 
 
 def _state(item: dict[str, Any]) -> tuple[Any, ...]:
-    """What a snapshot says of a thread, a missing triage row read as the defaults it stands for."""
+    """What a snapshot says of a thread, a missing triage row read as the defaults it stands for (the rule that
+    last acted on it aside: naming it changes nothing the user sees)."""
     triage = {**_NO_TRIAGE, **(item["triage"] or {})}
     triage.pop("thread_id", None)
+    triage.pop("rule", None)
     return tuple(sorted(triage.items())), tuple(sorted(item["labels"]))
 
 
@@ -114,6 +119,43 @@ class UndoStep:
 
 
 Apply = Callable[[sqlite3.Connection, str, str], None]
+
+
+class _DryRun(Exception):
+    """A rule tried: what it would change, its transaction taken back."""
+
+    def __init__(self, changed: list[str]) -> None:
+        super().__init__("dry run")
+        self.changed = changed
+
+
+def _ruled(sql: str) -> Callable[[sqlite3.Connection, str, str, str], None]:
+    """One thing a rule does, as an UPDATE of the triage row (``:last``: the thread's last message time)."""
+
+    def run(conn: sqlite3.Connection, thread_id: str, last: str, value: str) -> None:
+        conn.execute(sql, {"id": thread_id, "last": last, "value": value})
+
+    return run
+
+
+_RULED: dict[str, Callable[[sqlite3.Connection, str, str, str], None]] = {
+    "label": _ruled("INSERT OR IGNORE INTO labels (thread_id, label) VALUES (:id, :value)"),
+    "done": _ruled(
+        "UPDATE triage SET done_upto = :last, snoozed_until = NULL, snooze_upto = NULL, remind = 0 "
+        "WHERE thread_id = :id"
+    ),
+    "mute": _ruled("UPDATE triage SET muted = 1 WHERE thread_id = :id"),
+    "star": _ruled("UPDATE triage SET starred = 1 WHERE thread_id = :id"),
+    "lane": _ruled(  # (a thread already in the lane is left as it is)
+        "UPDATE triage SET lane = :value WHERE thread_id = :id AND (SELECT lane FROM threads WHERE id = :id) != :value"
+    ),
+    "snooze": _ruled(
+        "UPDATE triage SET snoozed_until = :value, snooze_upto = :last, done_upto = NULL, remind = 0 "
+        "WHERE thread_id = :id"
+    ),
+}
+RULE_DOES = tuple(_RULED)
+"""What a rule may do."""
 
 
 class TriageStore(Database):
@@ -229,6 +271,44 @@ class TriageStore(Database):
 
         return self._change(ids, Change("label", len(set(ids)), on, label), apply)
 
+    def rule(self, ids: Sequence[str], name: str, does: Sequence[tuple[str, str]], *, dry: bool = False) -> list[str]:
+        """What rule ``name`` ``does`` (``("label", name)``, ``("done", "")``, ``("mute", "")``, ``("star", "")``,
+        ``("lane", lane)``, ``("snooze", iso)``) to the threads ``ids``: one undo step, the rule named on each thread
+        it changed. Returns those it changed; ``dry``: those it would change, and nothing is kept."""
+        unique = list(dict.fromkeys(ids))
+        try:
+            with self.transaction() as conn:
+                rows = conn.execute(
+                    "SELECT id, last_message_at FROM threads WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(unique),),
+                )
+                known = {r["id"]: r["last_message_at"] for r in rows}
+                unique = [i for i in unique if i in known]  # (a thread gone since it was matched is left alone)
+                before = self._snapshot(conn, unique)
+                for thread_id in unique:
+                    conn.execute("INSERT OR IGNORE INTO triage (thread_id) VALUES (?)", (thread_id,))
+                    for kind, value in does:
+                        _RULED[kind](conn, thread_id, known[thread_id], value)
+                after = self._snapshot(conn, unique)
+                changed = [old for old, new in zip(before, after, strict=True) if _state(old) != _state(new)]
+                names = [item["thread_id"] for item in changed]
+                if dry:
+                    raise _DryRun(names)
+                marked = json.dumps(names)
+                conn.execute(
+                    "UPDATE triage SET rule = ? WHERE thread_id IN (SELECT value FROM json_each(?))", (name, marked)
+                )
+                settle(conn, "id IN (SELECT value FROM json_each(?))", (marked,))
+                if changed:
+                    change = Change("rule", len(changed), True, name)
+                    conn.execute(
+                        "INSERT INTO undo (description, changes, created_at) VALUES (?, ?, ?)",
+                        (change.to_json(), json.dumps(changed), iso(datetime.now(UTC))),
+                    )
+        except _DryRun as run:
+            return run.changed
+        return names
+
     def undo_steps(self) -> list[UndoStep]:
         return [
             UndoStep(r["seq"], Change.from_json(r["description"]))
@@ -257,6 +337,8 @@ class TriageStore(Database):
             try:
                 for item in steps:
                     self._restore(conn, item)
+                restored = json.dumps([item["thread_id"] for item in steps])
+                settle(conn, "id IN (SELECT value FROM json_each(?))", (restored,))  # (a rule's lane taken back)
             except sqlite3.IntegrityError:  # (a value the table refuses: the transaction takes back what was done)
                 raise DamagedStep(change) from None
             conn.execute("DELETE FROM undo WHERE seq = ?", (row["seq"],))

@@ -159,6 +159,15 @@ class ViewStore(Database):
                 params |= more
         return " AND ".join(f"({p})" for p in parts), params
 
+    def indexed_among(self, thread_ids: Sequence[str]) -> list[str]:
+        """Those of ``thread_ids`` whose text is in the search index."""
+        sql = "SELECT id FROM threads WHERE indexed = 1 AND id IN (SELECT value FROM json_each(?))"
+        return [r[0] for r in self.rows(sql, (json.dumps(list(thread_ids)),))]
+
+    def holds_mail(self) -> bool:
+        """Whether any thread is stored (a first sync's mail is all new)."""
+        return bool(self.rows("SELECT 1 FROM threads LIMIT 1"))
+
     def thread_ids(self, prefix: str, limit: int = 2) -> list[str]:
         """Ids of stored threads that start with ``prefix``, the one that is ``prefix`` itself first (at most
         ``limit``: two tell a prefix is not unique)."""
@@ -193,10 +202,20 @@ class ViewStore(Database):
         return int(self.rows(sql, params)[0][0])
 
     def view_ids(
-        self, view: str = "inbox", query: SearchQuery | None = None, *, inbox_id: str | None = None, now: datetime
+        self,
+        view: str = "inbox",
+        query: SearchQuery | None = None,
+        *,
+        inbox_id: str | None = None,
+        now: datetime,
+        among: Sequence[str] | None = None,
     ) -> list[str]:
-        """The ids of every thread a view holds (to select them all), in no particular order."""
+        """The ids of every thread a view holds (to select them all; of ``among`` alone, if given), in no particular
+        order."""
         where, params = self._where(view, query, inbox_id, now)
+        if among is not None:
+            where = f"t.id IN (SELECT value FROM json_each(:among)) AND ({where})"
+            params["among"] = json.dumps(list(among))
         sql = f"SELECT t.id FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
         return [r[0] for r in self.rows(sql, params)]
 
@@ -210,11 +229,15 @@ class ViewStore(Database):
         offset: int = 0,
         limit: int = 100,
         now: datetime | None = None,
+        among: Sequence[str] | None = None,
     ) -> list[StoredThread]:
-        """One page of a view, newest first (or by sender or subject)."""
+        """One page of a view (of ``among`` alone, if given), newest first (or by sender or subject)."""
         moment = now or datetime.now(UTC)
         parsed = parse_query(query) if isinstance(query, str) else query
         where, params = self._where(view, parsed, inbox_id, moment)
+        if among is not None:
+            where = f"t.id IN (SELECT value FROM json_each(:among)) AND ({where})"
+            params["among"] = json.dumps(list(among))
         order = ordered(view, sort)
         if sort == "date":  # (its order is an index's: threads_by_date)
             where = walking_dates(where)

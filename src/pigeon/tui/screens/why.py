@@ -1,5 +1,6 @@
-""" "Why is this here?": the reasons a thread is in its place (the Screener's decision, its lane's signals), and
-what can move it: another lane, or the sender let in or kept out. Dismisses with the choice, or ``None``."""
+""" "Why is this here?": the reasons a thread is in its place (the Screener's decision, its lane's signals, a rule),
+and what can move it: another lane, or the sender let in or kept out. Dismisses with the choice, or ``None``. The
+rules tried are said in it too (no choices)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,15 @@ class WhyScreen(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,W", "cancel", "Close", id="why.close")]
 
-    def __init__(self, reasons: list[str], choices: list[str]) -> None:
+    def __init__(self, reasons: list[str], choices: list[str], *, title: str = "Why is this here?") -> None:
         super().__init__()
+        self.heading = title
         self.reasons = reasons
         self.choices = [c for c in choices if c in CHOICES]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog why"):
-            yield Static(Content.styled("Why is this here?", "bold"), markup=False)
+            yield Static(Content.styled(self.heading, "bold"), markup=False)
             yield Static(Content("\n").join(safe_line(line, limit=200) for line in self.reasons), id="why-reasons")
             if self.choices:
                 yield OptionList(*(Option(Content(CHOICES[c]), id=c) for c in self.choices), id="pick")

@@ -27,6 +27,7 @@ from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader_messages import EditSender, HandOff, Step
 from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_ahead import reopened
+from pigeon.tui.widgets.thread_brief import ThreadBrief, brief_of
 from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import Hit, ThreadView
 from pigeon.tui.widgets.thread_window import Assembled, Layout, assemble, text_near
@@ -89,6 +90,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self._placing = 0  # scrolls of moves on their way: the scroll does not move the cursor meanwhile
 
     def compose(self):  # type: ignore[no-untyped-def]
+        yield ThreadBrief(id="reader-brief")
         yield ThreadText(self.EMPTY, id="reader-content")
         yield TextInput(placeholder="Find in this thread (enter; escape ends)", id="reader-find")
 
@@ -141,6 +143,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         elif view is None or view.messages is not messages:
             view = ThreadView(thread, messages, contacts, unreadable=self.unreadable, clock=self.clock)
         self._view = view
+        room = max(2, (self.size.height - 4) // 3)  # (a short reader: its first line and what was found)
+        self.query_one(ThreadBrief).show(brief_of(view, self.read_at), view.clock(), room)
         self.folded, self.cursor = reopened(view, self.read_at, self.folded, known, current if self._moved else None)
         if view.keys:
             self.folded.discard(view.keys[self.cursor])
@@ -310,6 +314,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def clear(self, note: str = "") -> None:
         """Show no thread (``note``: why, such as one on its way)."""
         self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), note, None
+        self.query_one(ThreadBrief).show(None)
         self._end_find()
         self._render_thread(place=False)
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pigeon.core.conversation import first_new, read_before
+from pigeon.tui.widgets.thread_brief import brief_of
 from pigeon.tui.widgets.thread_view import ThreadView
 from pigeon.tui.widgets.thread_window import Layout, window
 
@@ -63,6 +64,7 @@ def lay_out_ahead(
     view = ThreadView(thread, messages, contacts, unreadable=unreadable, clock=clock)
     folded, cursor = opening(view, read_at)
     view.opening = (read_at, frozenset(folded), cursor)
+    brief_of(view, read_at)  # (what is new, worked out here too)
     if view.keys:
         layout = Layout(width, folded, cursor, show_quotes, height=height)
         layout.piece(view, cursor)

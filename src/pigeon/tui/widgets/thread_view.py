@@ -38,6 +38,7 @@ from pigeon.tui.render import (
 )
 
 if TYPE_CHECKING:
+    from pigeon.core.brief import Brief
     from pigeon.core.conversation import Head
     from pigeon.models import Contact, ContentBlock, Message, Thread, Unreadable
 
@@ -148,8 +149,7 @@ class ThreadView:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.thread = thread
-        self.clock = clock or (lambda: datetime.now(UTC))
-        """What time it is, for how long ago a reader read the user's message."""
+        self.clock = clock or (lambda: datetime.now(UTC))  # (for how long ago a reader read the user's message)
         self.messages = messages
         self.contacts = contacts
         self.unreadable = unreadable
@@ -160,14 +160,15 @@ class ThreadView:
         self.place = [place for place, _ in shape]
         """Each message's place in ``messages``, as shown."""
         self.by_id = {m.id: n for n, m in enumerate(outline) if m.id}
-        mine = last_mine(outline)
-        self.mine_last = mine.id if mine is not None else None
+        self.mine_last = getattr(last_mine(outline), "id", None)
         """The user's last message: its readers are named under its header."""
         self.keys = [m.id or f"#{place}" for (m, _), place in zip(self.order, self.place, strict=True)]
         self._first_attachment = _numbered_from(messages)
         self._footnotes: dict[int, tuple[str, int]] | None = None
         self.opening: tuple[datetime | None, frozenset[str], int] | None = None
         """Where it opens for a read time, worked out ahead: (read time, the keys folded, the cursor)."""
+        self.briefed: tuple[datetime | None, Brief | None] | None = None
+        """What is new since a read time (``thread_brief``), worked out once: (read time, the brief)."""
         self._pieces: dict[tuple[object, ...], Piece] = {}
 
     def __len__(self) -> int:

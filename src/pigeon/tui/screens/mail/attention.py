@@ -1,8 +1,10 @@
 """The mail screen's attention part: letting a thread's sender in or keeping them out (the Screener), moving a
-thread's sender to another lane, and "why is this here?". Each decision is written where the core keeps it, then
-the list shows the threads where it put them, and a note says what was done and where it is kept.
+thread's sender to another lane, "why is this here?", and the user's rules (tried; left out, said once). Each
+decision is written where the core keeps it, then the list shows the threads where it put them, and a note says what
+was done and where it is kept.
 
-Interface: :meth:`AttentionPart.screen_sender`, :meth:`move_lane`, :meth:`why`. It is given, at construction, how
+Interface: :meth:`AttentionPart.screen_sender`, :meth:`move_lane`, :meth:`why`, :meth:`try_rules`,
+:meth:`rules_left_out`. It is given, at construction, how
 the list changes threads. Up: :class:`~pigeon.tui.screens.mail.triage.Triaged`, once threads moved."""
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.screen import Screen
 
+from pigeon.core.actions import plural
 from pigeon.core.attention import LANE_NAMES, LANES, NOT_STORED, YOURS, NoSender, Ruling, Screening
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
@@ -17,6 +20,9 @@ from pigeon.tui.screens.mail.part import Part
 from pigeon.tui.screens.mail.triage import ChangeThreads, Triaged
 from pigeon.tui.screens.modals import PickScreen
 from pigeon.tui.screens.why import WhyScreen
+
+TRIED_LISTED = 5
+"""Threads the tried rules list a rule (``pigeon rules try`` lists more)."""
 
 
 class AttentionPart(Part):
@@ -95,3 +101,27 @@ class AttentionPart(Part):
                 self.screen_sender([thread_id], "in" if choice == "in" else "out", domain=False, watch=watch)
 
         self.ask(WhyScreen(reasons, choices), chosen)
+
+    def rules_left_out(self) -> None:
+        """Say once, at start, that config.toml has rules that cannot be used (the others run)."""
+        mistakes = self.core.rules.mistakes
+        if mistakes:
+            more = f" (and {len(mistakes) - 1} more: `pigeon rules check`)" if len(mistakes) > 1 else ""
+            said = clean_line(f"A rule is left out: {mistakes[0]}{more}", limit=300)
+            self.screen.notify(said, title="Rules", severity="warning", markup=False, timeout=10)
+
+    def try_rules(self) -> None:
+        """Show what each rule would change now; nothing is changed."""
+        self.run(self._try_rules, group="attention", description="trying the rules")
+
+    async def _try_rules(self) -> None:
+        tried = await self.core.rules.tried()
+        lines = [f"Left out: {mistake}" for mistake in self.core.rules.mistakes]
+        for found in tried:
+            rule = found.rule
+            lines.append(f"Rule {rule.name!r} ({rule.words()}) would change {plural(found.count)}")
+            lines += [f"  · {t.who} — {t.subject}" for t in found.threads[:TRIED_LISTED]]
+            if found.count > min(len(found.threads), TRIED_LISTED):
+                lines.append(f"  · and {found.count - min(len(found.threads), TRIED_LISTED)} more")
+        lines.append("Nothing was changed." if tried else "No rules in config.toml ([[rules]]: see docs/rules.md).")
+        self.ask(WhyScreen(lines, [], title="Rules, tried"), lambda _: None)

@@ -105,6 +105,7 @@ class MainScreen(ReportsFailures, Screen[None]):
     @work(group="saved", exit_on_error=False, description="reading saved inboxes and contacts")
     async def load_saved(self) -> None:
         await self.core.load_saved()
+        self.attention.rules_left_out()
         self.live.index_behind()
         if not self.live.synced:  # (a sync that finished first has shown the fresher list)
             self.threads.refresh_sidebar()
@@ -296,6 +297,9 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def action_why(self) -> None:
         self.attention.why(next(iter(self.targets()), None), self.reading.open_id)
+
+    def action_try_rules(self) -> None:
+        self.attention.try_rules()
 
     def action_select(self, move: int = 0) -> None:
         self.threads.select(move)

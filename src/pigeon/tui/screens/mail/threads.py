@@ -85,10 +85,13 @@ class ThreadsPart(Part):
         self.show(keep=not self.filter_text)
 
     def indexed(self) -> None:
-        """New mail's words are in the search index, and threads that wanted it sorted again (and screening
-        begun, after a first sync): a word search, or a view that sorting decides, shown meanwhile is shown again,
-        and the views counted again."""
-        moved = self.core.attention.moved
+        """New mail's words are in the search index, threads that wanted it sorted again (and screening begun,
+        after a first sync), and the rules run on new mail: a word search, or a view they decide, shown meanwhile is
+        shown again, and the views counted again; what the rules did is said."""
+        moved = self.core.attention.moved or self.core.rules.moved
+        ruled = self.core.rules.news()
+        if ruled:
+            self.screen.notify(clean_line(f"{ruled} (u undoes the last)", limit=300), markup=False)
         if self.filter_text or (moved and self.view != "all"):
             self.show()
         elif moved:
