@@ -84,21 +84,24 @@ def test_the_brief_says_who_wrote_their_first_words_and_what_is_in_them() -> Non
         ("kelly@rose.example", "Sounds good."),
     ]
     assert len(found.gists) == SAID
-    assert found.dates == ("Friday at 10:00", "2026-12-01")  # (not the quoted "tomorrow at 3pm")
+    assert found.dates == ("2026-12-01", "Friday at 10:00")  # the newest first (not the quoted "tomorrow at 3pm")
     assert found.amounts == ("$4,200",)  # (not the quoted $9,999)
-    assert found.links[0] == "plans.example/q4?draft=2"
-    assert found.links[1].startswith("evil.example/login (careful: its words name paypal.com but it goes to")
+    assert found.links[0].startswith("evil.example/login (careful: its words name paypal.com but it goes to")
+    assert found.links[1] == "plans.example/q4?draft=2"
     assert found.files == ("budget.xlsx",)
     lines = found.lines(lambda moment: f"{moment:%H:%M}" if moment else "")
     assert lines[0] == (
         "New since you last read it: 6 new messages from kelly@rose.example (2), lisa@stone.example, ana@other.example"
     )
     assert lines[1] == "lisa@stone.example · 12:02 — Thanks!"
-    assert lines[-1].startswith("Dates: Friday at 10:00, 2026-12-01 · Amounts: $4,200 · Links: plans.example/q4")
+    assert lines[-1].startswith("Dates: 2026-12-01, Friday at 10:00 · Amounts: $4,200 · Links: evil.example/login")
     assert lines[-1].endswith(" · Files: budget.xlsx")
     assert brief([message(1, "Hi,\nSee you soon")], 1, name, read_before=False).lines(str)[0] == (
         "Not read yet: 1 new message from kelly@rose.example"
     )
+    plain = brief([message(1, "Morning standup moved to 3pm.\nWe decided 4 things; the market 5 more.")], 1, name)
+    assert plain.gists[0].words == "Morning standup moved to 3pm. We decided 4 things; the market 5 more."
+    assert plain.dates == ("3pm",)  # (not "decided 4", nor "market 5")
 
 
 def test_the_brief_of_a_500_message_thread_reads_each_new_message_once_and_a_bounded_part_of_it(
@@ -113,7 +116,7 @@ def test_the_brief_of_a_500_message_thread_reads_each_new_message_once_and_a_bou
         return text
 
     monkeypatch.setattr(brief_module, "_text", counted)
-    huge = "Friday " + "word " * 200_000 + " and $5.00 at the very end"  # (the amount past what is read)
+    huge = "Friday " + "word " * 200_000 + " and $5.00 at https://late.example/ the very end"  # (past what is read)
     messages = [message(n, huge if n == 499 else f"Message {n} on Monday.") for n in range(500)]
     thread = Thread.model_validate({"id": "t", "subject": "Long", "message_count": 500})
     view = ThreadView(thread, messages, {})
@@ -123,6 +126,7 @@ def test_the_brief_of_a_500_message_thread_reads_each_new_message_once_and_a_bou
     assert len(read) == NEWEST  # the newest new ones, each read once
     assert max(read) <= READ_AT_MOST
     assert found.amounts == ()
+    assert found.links == ()  # (links too are looked for in what is read, no further)
     assert "Friday" in found.dates
     assert brief_of(view, NOW + timedelta(minutes=100)) is found  # (kept on the view: not made again)
     assert len(read) == NEWEST

@@ -72,6 +72,22 @@ def test_each_mistake_is_one_line_naming_its_rule_and_the_good_rules_are_kept() 
     assert mistakes[8].startswith("rule 10 ('both'): done and snooze both")
     assert mistakes[9].startswith("rule 11 ('label'): label is a label or a list of them")
     assert mistakes[10] == "rule 12 ('switch'): done is true or false"
+    odd = check_rules(
+        [
+            {"name": "far", "match": "after:999999999999d", "done": True},
+            {"name": "far snooze", "match": "from:ada", "snooze": "999999999999d"},
+            {"name": "everything", "match": "*", "done": True},
+            {"name": "shouting", "match": "Frm:ada", "done": True},
+            {"name": "later", "match": "from:ada", "snooze": "later"},
+        ],
+        NOW,
+    ).mistakes
+    assert odd[0].startswith("rule 1 ('far'): match: ")
+    assert odd[1].startswith("rule 2 ('far snooze'): snooze: ")
+    assert all("further than a calendar goes" in line for line in odd[:2])
+    assert odd[2] == "rule 3 ('everything'): match has no words to look for; it would act on all new mail"
+    assert odd[3].startswith("rule 4 ('shouting'): match: 'Frm:ada' is no operator")
+    assert odd[4].startswith("rule 5 ('later'): snooze: ")  # (the picker's "later" is offered at some hours only)
     assert check_rules({"name": "x"}, NOW).mistakes == (
         "rules: write each rule as a [[rules]] table (name, match, and what to do)",
     )
@@ -217,3 +233,35 @@ def test_rules_check_try_and_run_from_the_command_line(running: Service, capsys:
     assert code == 2
     assert text.startswith("Left out: rule 3 ('bad'): match: ")
     assert "Rule 'tidepool'" in text  # the others are tried
+
+
+async def test_a_snooze_rule_snoozes_whatever_the_time_zone_and_v_moves_a_thread_a_rule_laned(
+    ruled: tuple[Service, Callable[..., MailCore]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        service, cores = ruled
+        core = cores(
+            '[[rules]]\nname = "later"\nmatch = "from:maya.lindqvist@northwind.example"\nsnooze = "2h"\n'
+            '[[rules]]\nname = "lane"\nmatch = "from:maya.lindqvist@northwind.example"\nlane = "receipts"\n'
+            '[[rules]]\nname = "tag"\nmatch = "from:maya.lindqvist@northwind.example"\nlabel = "northwind"\n'
+        )
+        await core.sync(index_now=True)
+        letter = arrive(service, PERSON)
+        await core.sync(index_now=True)
+        for ruling in await core.attention.screen_all([letter], "in"):
+            await asyncio.to_thread(ruling.apply)
+        assert letter in {t.id for t in core.store.list_threads("snoozed", limit=100, now=NOW)}
+        why = await core.attention.why(letter)
+        assert "Lane Receipts: the rule 'lane' put it there." in why  # (not 'tag', the last to change it)
+        assert any(line.startswith("Changed by the rule 'tag'") for line in why)
+        await asyncio.to_thread((await core.attention.teach(letter, "notifications")).apply)
+        taught = core.store.why(letter)
+        assert taught is not None
+        assert taught.lane == "notifications"  # the user's lane for the sender wins
+    finally:
+        monkeypatch.undo()
+        time.tzset()

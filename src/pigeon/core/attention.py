@@ -184,7 +184,7 @@ class Attention:
             lines.append("In the Inbox: the Screener is off." if not self.screening else "In the Inbox.")
         lane = LANE_NAMES.get(found.lane, found.lane or "none yet")
         if found.rule_lane:
-            lines.append(f"Lane {lane}: the rule '{found.rule}' put it there.")
+            lines.append(f"Lane {lane}: the rule '{found.lane_rule or found.rule}' put it there.")
         elif _decided(by_address, by_domain, "lane"):
             lines.append(f"Lane {lane}: {_decided_by(by_address, by_domain, 'lane', found.sender)}.")
         else:

@@ -26,11 +26,16 @@ SAID = 3
 """New messages given a line of their own (the newest)."""
 READ_AT_MOST = 20_000
 """Characters of a message's text read."""
+ALL_AT_MOST = 200_000
+"""Characters read for one brief in all (the newest messages first)."""
 FOUND_AT_MOST = 4
 """Dates, amounts, links and files named, each."""
 GIST = 200
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 _CLOCK = r"\d{1,2}(?::\d\d)?\s?(?:am|pm)|\d{1,2}:\d\d"
 _DATES = re.compile(
     rf"\b(?:\d{{4}}-\d\d-\d\d"
@@ -41,7 +46,9 @@ _DATES = re.compile(
     rf"|(?:at )?(?:{_CLOCK}))",
     re.IGNORECASE,
 )
-_GREETING = re.compile(r"(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning)\b.{0,40}$", re.IGNORECASE)
+_GREETING = re.compile(  # a short line of its own: "Hi Lisa," "Dear all," "Good morning!"
+    r"(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|morning)\b[^.?:;]{0,30}[,!]?$", re.IGNORECASE
+)
 _SIGN_OFF = re.compile(
     r"(?:thanks|thank you|many thanks|cheers|best|regards|kind regards|best regards|warm regards|talk soon|"
     r"sincerely|all the best|see you)(?:\s+\w+){0,2}\s*[,!.]?$",
@@ -105,10 +112,14 @@ def brief(new: Sequence[Message], count: int, name: Callable[[Message], str], *,
     links: dict[str, None] = {}
     files: dict[str, None] = {}
     gists: list[Gist] = []
-    for place, message in enumerate(new):
-        own = _own_words(_text(message))
+    left = ALL_AT_MOST
+    for place in range(len(new) - 1, -1, -1):  # the newest first, while the reading budget lasts
+        message = _bounded(new[place], min(READ_AT_MOST, left))
+        text = _text(message)
+        left -= len(text)
+        own = _own_words(text)
         if place >= len(new) - SAID:
-            gists.append(Gist(name(message), message.created_at, _gist(own)))
+            gists.insert(0, Gist(name(message), message.created_at, _gist(own)))
         for found in _DATES.finditer(own):
             _keep(dates, " ".join(found.group(0).split()))
         for found in re.finditer(AMOUNT, own):
@@ -140,6 +151,17 @@ def _keep(found: dict[str, str], text: str) -> None:
     """Keep ``text`` once (any case), at most ``FOUND_AT_MOST`` in all."""
     if len(found) < FOUND_AT_MOST:
         found.setdefault(text.lower(), clean_line(text, limit=40))
+
+
+def _bounded(message: Message, at_most: int) -> Message:
+    """``message`` with each text block cut to ``at_most`` characters (its links and words are looked for there)."""
+    if all(len(b.content or "") <= at_most for b in message.content_blocks):
+        return message
+    blocks = [
+        b if is_attachment(b) else b.model_copy(update={"content": (b.content or "")[:at_most]})
+        for b in message.content_blocks
+    ]
+    return message.model_copy(update={"content_blocks": blocks})
 
 
 def _text(message: Message) -> str:

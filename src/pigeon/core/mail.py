@@ -132,7 +132,7 @@ class MailCore(Session):
         search index after, in the background (the app), or with the messages before this returns (``index_now``:
         the CLI; what an earlier sync left unindexed is indexed after them)."""
         client = await self.connect()
-        first = not await asyncio.to_thread(self.store.holds_mail)  # (a store's first: all its mail is new)
+        first = not await asyncio.to_thread(self.store.screening_begun)  # (before a whole sync, all mail is new)
         also = self.live.named | await self.attention.refetched()  # (those synced leave it)
         report = await sync(
             client, self.store, on_progress=on_progress, index=index_now, new=self._stored_new, also=also

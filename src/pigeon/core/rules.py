@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pigeon.core.actions import plural
 from pigeon.core.listing import parse_query
-from pigeon.core.snooze import parse_when
+from pigeon.core.when import moment
 from pigeon.sanitize import clean_line
+from pigeon.store.cache import iso
 from pigeon.store.lanes import LANES
 from pigeon.store.search import FTS_COLUMNS, OPERATORS
 from pigeon.store.triage import LABEL_MAX, RULE_DOES
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from pigeon.store.views import StoredThread
 
 KEYS = ("name", "match", *RULE_DOES)
-_OPERATOR_LIKE = re.compile(r"[a-z]+:")
+_OPERATOR_LIKE = re.compile(r"[a-z]+:", re.IGNORECASE)
 SWITCHES = ("done", "mute", "star")
 """What a rule does by ``= true``."""
 RULES_AT_MOST = 100
@@ -49,7 +50,7 @@ class Rule:
 
     def steps(self, now: datetime) -> list[tuple[str, str]]:
         """What it does as the store takes it (the snooze's end read as of ``now``)."""
-        return [(kind, parse_when(value, now).isoformat() if kind == "snooze" else value) for kind, value in self.does]
+        return [(kind, iso(moment(value, now)) if kind == "snooze" else value) for kind, value in self.does]
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,10 @@ def _check_one(number: int, item: dict[str, Any], names: dict[str, int], now: da
         return f"{where}: needs a match, in the search box's words (match = \"from:news@example.com\")"
     try:
         query = parse_query(match, now)
-    except ValueError as exc:  # (a QueryError)
+    except (ValueError, OverflowError) as exc:  # (a QueryError, a WhenError)
         return f"{where}: match: {exc}"
+    if not query.searching:  # ("*", "-": no words at all) it would act on all new mail
+        return f"{where}: match has no words to look for; it would act on all new mail"
     guess = next((t.value for t in query.terms if t.kind == "word" and _OPERATOR_LIKE.match(t.value)), None)
     if guess is not None:  # (the search box reads "frm:ada" as words; a rule that does is a typo acting on mail)
         known = ", ".join(f"{name}:" for name in (*FTS_COLUMNS, *sorted(OPERATORS)))
@@ -125,8 +128,8 @@ def _check_one(number: int, item: dict[str, Any], names: dict[str, int], now: da
             if not isinstance(value, str):
                 return f"{where}: snooze is a time in words (snooze = \"2d\" or \"monday 9am\")"
             try:
-                parse_when(value, now)
-            except ValueError as exc:
+                moment(value, now)  # (not the picker's words: "later" is offered at some hours only)
+            except (ValueError, OverflowError) as exc:
                 return f"{where}: snooze: {exc}"
             does.append(("snooze", value))
     kinds = {kind for kind, _ in does}
@@ -188,8 +191,8 @@ class Rules:
         """Run the rules on the threads that new mail came to, in order: each rule that changed any, and how many."""
         store = self.core.store
         ids = await asyncio.to_thread(store.indexed_among, sorted(self._arrived)) if self._arrived else []
+        ran = await asyncio.to_thread(self._run, ids) if ids else []  # (a failure keeps them for the next run)
         self._arrived.difference_update(ids)  # (those whose text is not in the index yet wait for the next run)
-        ran = await asyncio.to_thread(self._run, ids) if ids else []
         self.moved = bool(ran)
         self._ran += ran
         return ran
@@ -205,10 +208,11 @@ class Rules:
         store, now, ran = self.core.store, self.core.clock(), []
         for rule in self.rules:
             try:
-                matched = store.view_ids("all", parse_query(rule.match, now), now=now, among=ids)
-                changed = store.rule(matched, rule.name, rule.steps(now))
-            except ValueError:  # (a day word that no longer reads: checked at start, so never seen yet)
+                query, steps = parse_query(rule.match, now), rule.steps(now)
+            except (ValueError, OverflowError) as exc:  # (checked at start: a clock moved past a year's end?)
+                self.mistakes += (f"rule {rule.name!r} did not run: {exc}",)
                 continue
+            changed = store.rule(store.view_ids("all", query, now=now, among=ids), rule.name, steps)
             if changed:
                 ran.append((rule, len(changed)))
         return ran
@@ -220,8 +224,11 @@ class Rules:
     def _tried(self) -> list[Tried]:
         store, now, found = self.core.store, self.core.clock(), []
         for rule in self.rules:
-            matched = store.view_ids("all", parse_query(rule.match, now), now=now)
-            would = store.rule(matched, rule.name, rule.steps(now), dry=True)
+            try:
+                query, steps = parse_query(rule.match, now), rule.steps(now)
+            except (ValueError, OverflowError):  # (said by the run, as above)
+                continue
+            would = store.rule(store.view_ids("all", query, now=now), rule.name, steps, dry=True)
             shown = store.list_threads("all", limit=TRIED_SHOWN, now=now, among=would) if would else []
             found.append(Tried(rule, len(would), tuple(shown)))
         return found

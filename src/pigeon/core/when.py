@@ -85,7 +85,10 @@ def _span(text: str) -> timedelta | None:
     for count, unit in _SPAN.findall(text):
         if unit not in UNITS:
             return None
-        total += UNITS[unit] * (1 if count in {"a", "an"} else int(count))
+        try:
+            total += UNITS[unit] * (1 if count in {"a", "an"} else int(count))
+        except OverflowError:
+            raise WhenError(f"{text!r} is further than a calendar goes") from None
     return total
 
 
@@ -93,7 +96,10 @@ def _shifted(now: datetime, span: timedelta) -> datetime:
     """``now`` moved by ``span``: its days keep the time on the clock, its hours and minutes are time elapsed (a
     DST change between moves the one and not the other)."""
     days = timedelta(days=span.days)
-    return ((datetime.combine(now.date(), now.time()) + days).astimezone() + (span - days)).astimezone()
+    try:
+        return ((datetime.combine(now.date(), now.time()) + days).astimezone() + (span - days)).astimezone()
+    except (OverflowError, ValueError):  # (past the year 9999, or before the year 1)
+        raise WhenError("that is further than a calendar goes") from None
 
 
 def _clock(words: list[str]) -> tuple[time, int] | None:

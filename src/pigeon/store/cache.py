@@ -277,11 +277,14 @@ class CacheStore(Database):
         recipients: str,
         messages: Sequence[Message],
     ) -> None:
-        # The senders as the list names them, and each one's full name and address (``from:ada@example.com``).
+        # The senders as the list names them, and each other writer's full name and address (``from:ada@example.com``;
+        # the user's own left out: ``from:`` is about who wrote to them).
+        from pigeon.models import MessageDirection
+
         senders = dict.fromkeys(
             part
             for m in messages
-            if m.sender is not None
+            if m.sender is not None and m.direction != MessageDirection.OUTBOUND
             for part in ((m.sender.contact.name if m.sender.contact else ""), m.sender.raw_address or "")
             if part
         )

@@ -177,12 +177,14 @@ ALTER TABLE triage ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
 """
 
 # Version 9: what a rule did to a thread, beside its triage state (so one undo takes it back): the lane it put the
-# thread in (before the sender's decisions and the lane found), and the rule's name, for "why is this here?". The
+# thread in (before the sender's decisions and the lane found) and which rule did, and the name of the rule that
+# last changed it, for "why is this here?". The
 # index's sender column holds each sender's full name and address now (``from:ada@example.com``, in a rule or a
 # search): every thread is indexed again, in the background.
 _RULES_V9 = """
 ALTER TABLE triage ADD COLUMN lane TEXT NOT NULL DEFAULT '';
 ALTER TABLE triage ADD COLUMN rule TEXT NOT NULL DEFAULT '';
+ALTER TABLE triage ADD COLUMN lane_rule TEXT NOT NULL DEFAULT '';
 UPDATE threads SET indexed = 0 WHERE synced_upto IS NOT NULL;
 """
 

@@ -66,7 +66,8 @@ class Why:
     rule: str = ""
     """The rule that last changed the thread."""
     rule_lane: str = ""
-    """The lane a rule put the thread in."""
+    """The lane a rule put the thread in, and which rule (``lane_rule``)."""
+    lane_rule: str = ""
 
 
 class ScreeningStore(Database):
@@ -84,8 +85,11 @@ class ScreeningStore(Database):
             for what, value in (("screen", screen), ("lane", lane)):
                 if value is not None:
                     record(conn, key, what, value, source=source, contact_id=contact_id, now=iso(now))
-            settle_keys(conn, [key])
             picks = ("sender_domain = ?", key[1:]) if key.startswith("@") else ("sender = ?", key)
+            if lane is not None:  # (the user's lane for the sender wins over a rule's for one of their threads)
+                theirs = f"SELECT id FROM threads WHERE {picks[0]}"
+                conn.execute(f"UPDATE triage SET lane = '', lane_rule = '' WHERE thread_id IN ({theirs})", (picks[1],))
+            settle_keys(conn, [key])
             return int(conn.execute(f"SELECT COUNT(*) FROM threads WHERE {picks[0]}", (picks[1],)).fetchone()[0])
 
     def sort_pending(self, limit: int = 200) -> int:
@@ -115,6 +119,11 @@ class ScreeningStore(Database):
             settle(conn, "sender != ''")
         return True
 
+    def screening_begun(self) -> bool:
+        """Whether screening has begun: a whole sync has been (a first sync's mail is all new)."""
+        row = next(iter(self.rows("SELECT since FROM screening")), None)
+        return row is not None and row[0] is not None
+
     def screening_on(self, on: bool) -> None:
         """Turn the Screener on or off (a setting); off, nothing waits in it."""
         with self.transaction() as conn:
@@ -141,7 +150,8 @@ class ScreeningStore(Database):
             for r in self.rows("SELECT * FROM senders WHERE key = ?", (key,))
         )
         state = next(iter(self.rows("SELECT since IS NOT NULL AND NOT off AS on_ FROM screening")), None)
-        ruled = next(iter(self.rows("SELECT rule, lane FROM triage WHERE thread_id = ?", (thread_id,))), None)
+        rule_rows = self.rows("SELECT rule, lane, lane_rule FROM triage WHERE thread_id = ?", (thread_id,))
+        ruled = rule_rows[0] if rule_rows else None
         return Why(
             sender=sender,
             lane=row["lane"],
@@ -155,6 +165,7 @@ class ScreeningStore(Database):
             screening=bool(state and state[0]),
             rule=ruled["rule"] if ruled else "",
             rule_lane=ruled["lane"] if ruled else "",
+            lane_rule=ruled["lane_rule"] if ruled else "",
         )
 
     def screens(self, thread_ids: Iterable[str]) -> dict[str, int]:

@@ -39,6 +39,7 @@ _NO_TRIAGE = {
     "remind": 0,
     "lane": "",
     "rule": "",
+    "lane_rule": "",
 }
 
 
@@ -129,16 +130,20 @@ class _DryRun(Exception):
         self.changed = changed
 
 
-def _ruled(sql: str) -> Callable[[sqlite3.Connection, str, str, str], None]:
-    """One thing a rule does, as an UPDATE of the triage row (``:last``: the thread's last message time)."""
+Ruled = Callable[[sqlite3.Connection, dict[str, str]], None]
 
-    def run(conn: sqlite3.Connection, thread_id: str, last: str, value: str) -> None:
-        conn.execute(sql, {"id": thread_id, "last": last, "value": value})
+
+def _ruled(sql: str) -> Ruled:
+    """One thing a rule does, as an UPDATE of the triage row (``:id``, ``:last``: the thread's last message time,
+    ``:value``, ``:rule``: its name)."""
+
+    def run(conn: sqlite3.Connection, params: dict[str, str]) -> None:
+        conn.execute(sql, params)
 
     return run
 
 
-_RULED: dict[str, Callable[[sqlite3.Connection, str, str, str], None]] = {
+_RULED: dict[str, Ruled] = {
     "label": _ruled("INSERT OR IGNORE INTO labels (thread_id, label) VALUES (:id, :value)"),
     "done": _ruled(
         "UPDATE triage SET done_upto = :last, snoozed_until = NULL, snooze_upto = NULL, remind = 0 "
@@ -147,7 +152,8 @@ _RULED: dict[str, Callable[[sqlite3.Connection, str, str, str], None]] = {
     "mute": _ruled("UPDATE triage SET muted = 1 WHERE thread_id = :id"),
     "star": _ruled("UPDATE triage SET starred = 1 WHERE thread_id = :id"),
     "lane": _ruled(  # (a thread already in the lane is left as it is)
-        "UPDATE triage SET lane = :value WHERE thread_id = :id AND (SELECT lane FROM threads WHERE id = :id) != :value"
+        "UPDATE triage SET lane = :value, lane_rule = :rule "
+        "WHERE thread_id = :id AND (SELECT lane FROM threads WHERE id = :id) != :value"
     ),
     "snooze": _ruled(
         "UPDATE triage SET snoozed_until = :value, snooze_upto = :last, done_upto = NULL, remind = 0 "
@@ -288,7 +294,7 @@ class TriageStore(Database):
                 for thread_id in unique:
                     conn.execute("INSERT OR IGNORE INTO triage (thread_id) VALUES (?)", (thread_id,))
                     for kind, value in does:
-                        _RULED[kind](conn, thread_id, known[thread_id], value)
+                        _RULED[kind](conn, {"id": thread_id, "last": known[thread_id], "value": value, "rule": name})
                 after = self._snapshot(conn, unique)
                 changed = [old for old, new in zip(before, after, strict=True) if _state(old) != _state(new)]
                 names = [item["thread_id"] for item in changed]
@@ -305,6 +311,8 @@ class TriageStore(Database):
                         "INSERT INTO undo (description, changes, created_at) VALUES (?, ?, ?)",
                         (change.to_json(), json.dumps(changed), iso(datetime.now(UTC))),
                     )
+                    kept = "SELECT seq FROM undo ORDER BY seq DESC LIMIT ?"
+                    conn.execute(f"DELETE FROM undo WHERE seq NOT IN ({kept})", (UNDO_KEEP,))
         except _DryRun as run:
             return run.changed
         return names

@@ -105,6 +105,7 @@ READERS = (
     "json_extract(p.value, '$.last_read_at'))) FROM json_each(t.data, '$.participants') p "
     "LEFT JOIN contacts c ON c.id = json_extract(p.value, '$.contact_id') "
     "WHERE coalesce(json_extract(p.value, '$.role'), '') != 'OWNER' "
+    "AND coalesce(json_extract(p.value, '$.contact_id'), '') != '' "
     "AND json_extract(p.value, '$.last_read_at') IS NOT NULL) END"
 )
 

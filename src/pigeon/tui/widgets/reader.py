@@ -27,7 +27,7 @@ from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.reader_messages import EditSender, HandOff, Step
 from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_ahead import reopened
-from pigeon.tui.widgets.thread_brief import ThreadBrief, brief_of
+from pigeon.tui.widgets.thread_brief import ThreadBrief
 from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import Hit, ThreadView
 from pigeon.tui.widgets.thread_window import Assembled, Layout, assemble, text_near
@@ -144,7 +144,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
             view = ThreadView(thread, messages, contacts, unreadable=self.unreadable, clock=self.clock)
         self._view = view
         room = max(2, (self.size.height - 4) // 3)  # (a short reader: its first line and what was found)
-        self.query_one(ThreadBrief).show(brief_of(view, self.read_at), view.clock(), room)
+        self.query_one(ThreadBrief).show_for(view, self.read_at, room)
         self.folded, self.cursor = reopened(view, self.read_at, self.folded, known, current if self._moved else None)
         if view.keys:
             self.folded.discard(view.keys[self.cursor])
@@ -314,7 +314,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def clear(self, note: str = "") -> None:
         """Show no thread (``note``: why, such as one on its way)."""
         self.thread, self.messages, self.unreadable, self.progress, self._view = None, [], (), note, None
-        self.query_one(ThreadBrief).show(None)
+        self.query_one(ThreadBrief).show_for(None, None, 0)
         self._end_find()
         self._render_thread(place=False)
 

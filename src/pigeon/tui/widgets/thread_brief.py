@@ -8,8 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.content import Content
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from pigeon.core.brief import NEWEST, Brief, brief
 from pigeon.core.conversation import is_new
@@ -45,6 +47,24 @@ def brief_of(view: ThreadView, read_at: datetime | None) -> Brief | None:
 
 class ThreadBrief(Static):
     """The brief's lines: the first says how much is new and from whom, a line a newest message, then what was found."""
+
+    def show_for(self, view: ThreadView | None, read_at: datetime | None, room: int) -> None:
+        """The brief of ``view`` (None: no thread): at once when it was worked out ahead, else worked out in a
+        thread (a key never waits on it), the last one asked for alone shown."""
+        self.workers.cancel_group(self, "brief")
+        if view is None:
+            self.show(None)
+        elif view.briefed is not None and view.briefed[0] == read_at:
+            self.show(view.briefed[1], view.clock(), room)
+        else:
+            self.show(None)
+            self._work_out(view, read_at, room)
+
+    @work(thread=True, exclusive=True, group="brief", exit_on_error=False, description="the brief of what is new")
+    def _work_out(self, view: ThreadView, read_at: datetime | None, room: int) -> None:
+        found = brief_of(view, read_at)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.show, found, view.clock(), room)
 
     def show(self, found: Brief | None, now: datetime | None = None, room: int = 6) -> None:
         """Show ``found`` (None: hide), each message's time as the list says it as of ``now``, in ``room`` lines at
