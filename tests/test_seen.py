@@ -104,6 +104,30 @@ def members(service: Service, thread_id: str) -> tuple[str, list[str]]:
     return owner, [p["contact_id"] for p in participants if p["role"] != "OWNER"]
 
 
+def the_user_replies(service: Service, thread_id: str, sent: datetime) -> tuple[str, list[str]]:
+    """The user's delivered reply to the thread's last message, sent at ``sent``; the thread's owner and others."""
+    owner, others = members(service, thread_id)
+    last = service.db.last_message(thread_id)
+    assert last is not None
+    service.add_message(
+        service.alice,
+        thread_id,
+        direction="MESSAGE_DIRECTION_OUTBOUND",
+        status="MESSAGE_STATUS_DELIVERED",
+        sender_contact_id=owner,
+        sender_address="me@pigeon.example",
+        created_at=iso(sent),
+        parent_id=last["id"],
+    )
+    return owner, others
+
+
+def with_two_others(service: Service) -> str:
+    """The newest of alice's threads with two or more participants besides her."""
+    threads, _ = service.db.list_threads(service.alice.id, page_size=500, page_token=None)
+    return next(t.id for t in threads if t.id and len(members(service, t.id)[1]) >= 2)
+
+
 def read_by(service: Service, thread_id: str, contact_id: str, at: datetime) -> None:
     with service.db.transaction() as conn:
         service.db.read_by(conn, thread_id, contact_id, iso(at))
@@ -113,19 +137,9 @@ async def test_a_row_names_who_read_the_users_last_message_since_and_only_while_
     synced: tuple[Service, MailCore],
 ) -> None:
     service, core = synced
-    threads, _ = service.db.list_threads(service.alice.id, page_size=500, page_token=None)
-    thread_id = next(t.id for t in threads if t.id and len(members(service, t.id)[1]) >= 2)
-    owner, (first, second, *_) = members(service, thread_id)
+    thread_id = with_two_others(service)
     sent = NOW - timedelta(hours=1)
-    service.add_message(
-        service.alice,
-        thread_id,
-        direction="MESSAGE_DIRECTION_OUTBOUND",
-        status="MESSAGE_STATUS_DELIVERED",
-        sender_contact_id=owner,
-        sender_address="me@pigeon.example",
-        created_at=iso(sent),
-    )
+    owner, (first, second, *_) = the_user_replies(service, thread_id, sent)
     read_by(service, thread_id, owner, NOW)  # the user's own read is not "seen"
     read_by(service, thread_id, first, sent + timedelta(minutes=20))
     read_by(service, thread_id, second, sent - timedelta(minutes=5))  # before the message: not seen
@@ -156,10 +170,10 @@ def test_the_command_line_says_who_has_seen_what_the_user_wrote_last(running: Se
         assert at >= datetime.fromisoformat(thread["last_message_at"])
         row = running.db.row("SELECT participants FROM threads WHERE id = ?", (thread["id"],))
         assert row is not None
-        assert at.astimezone(UTC) in {
-            datetime.fromisoformat(p["last_read_at"]).astimezone(UTC)
-            for p in json.loads(row[0])
-            if p["role"] != "OWNER" and p["last_read_at"]
-        }
+        readers = [p for p in json.loads(row[0]) if p["role"] != "OWNER" and p["last_read_at"]]
+        assert at.astimezone(UTC) in {datetime.fromisoformat(p["last_read_at"]).astimezone(UTC) for p in readers}
+        names = {c.name for p in readers if (c := running.db.get_contact(running.alice.id, p["contact_id"]))}
+        assert thread["seen_by"]
+        assert set(thread["seen_by"]) <= names  # the readers' names, as their contacts have them
     unseen = [t for t in waiting if not t["seen_by"]]
     assert all(t["seen_at"] is None for t in unseen)

@@ -66,3 +66,13 @@ async def test_rules_in_the_app_tried_run_on_new_mail_undone_and_explained(servi
         await settle(pilot, app, lambda: "Undone: Rule 'tidepool': 1 thread" in notes.text)
         again = app.core.store.list_threads("all", limit=100, now=NOW, among=[ruled[0].id])
         assert (again[0].labels, again[0].starred) == ((), False)
+
+        await pilot.press("ctrl+p", *"Try rules")  # (the mail is stored now, and as it was before the rule)
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        text = screen_text(app)
+        assert "Rule 'tidepool' (label news, star) would change 1 thread" in text
+        assert f"· {ruled[0].who} — {ruled[0].subject[:20]}" in text  # (the line is cut at the dialog's width)
+        assert "Nothing was changed." in text
+        assert app.core.store.list_threads("all", limit=100, now=NOW, among=[ruled[0].id])[0].labels == ()

@@ -11,7 +11,7 @@ import pytest
 
 from pigeon_service.db import iso
 from tests.server.conftest import NOW, Service
-from tests.test_seen import members, read_by
+from tests.test_seen import read_by, the_user_replies, with_two_others
 from tests.tui.conftest import SIZE, current_id, pigeon_for, screen_text, settle
 from tests.tui.test_triage import synced
 
@@ -19,22 +19,9 @@ from tests.tui.test_triage import synced
 def sent_and_read(service: Service) -> tuple[str, str, str]:
     """The user's reply, ten minutes ago, in the newest thread of two or more others: one of them read it five
     minutes ago, one an hour before it. Returns the thread and the two readers' names."""
-    threads, _ = service.db.list_threads(service.alice.id, page_size=500, page_token=None)
-    thread_id = next(t.id for t in threads if t.id and len(members(service, t.id)[1]) >= 2)
-    owner, (first, second, *_) = members(service, thread_id)
+    thread_id = with_two_others(service)
     sent = NOW - timedelta(minutes=10)
-    last = service.db.last_message(thread_id)
-    assert last is not None
-    service.add_message(
-        service.alice,
-        thread_id,
-        direction="MESSAGE_DIRECTION_OUTBOUND",
-        status="MESSAGE_STATUS_DELIVERED",
-        sender_contact_id=owner,
-        sender_address="me@pigeon.example",
-        created_at=iso(sent),
-        parent_id=last["id"],
-    )
+    _, (first, second, *_) = the_user_replies(service, thread_id, sent)
     read_by(service, thread_id, first, NOW - timedelta(minutes=5))
     read_by(service, thread_id, second, sent - timedelta(hours=1))
     names = [service.db.get_contact(service.alice.id, who) for who in (first, second)]

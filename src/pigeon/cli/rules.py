@@ -32,8 +32,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"Left out: {clean_line(mistake)}\n")
     tried = asyncio.run(core.rules.tried())
     for found in tried:
-        rule = found.rule
-        out.write(f"Rule {rule.name!r} ({clean_line(rule.words())}) would change {plural(found.count)}\n")
+        out.write(clean_line(found.said()) + "\n")
         if found.threads:
             rows = [(when(t.last_message_at), t.who, t.subject, t.id) for t in found.threads]
             out.write(table(("LAST MESSAGE", "FROM", "SUBJECT", "ID"), rows) + "\n")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pigeon.core.attachments import is_attachment, sequence_of
 from pigeon.core.links import thread_links
+from pigeon.core.listing import first_name
 from pigeon.sanitize import clean_line
 from pigeon.store.lanes import AMOUNT
 
@@ -87,7 +88,7 @@ class Brief:
         count = f"{self.new} new message{'s' if self.new != 1 else ''}"
         said = "New since you last read it" if self.read_before else "Not read yet"
         lines = [f"{said}: {count} from {who}" if who else f"{said}: {count}"]
-        lines += [f"{_first(g.who)} · {when(g.when)} — {g.words or '(no text)'}" for g in self.gists]
+        lines += [f"{first_name(g.who)} · {when(g.when)} — {g.words or '(no text)'}" for g in self.gists]
         found = [
             f"{label}: {', '.join(items)}"
             for label, items in (
@@ -140,11 +141,6 @@ def brief(new: Sequence[Message], count: int, name: Callable[[Message], str], *,
         files=tuple(files),
         read_before=read_before,
     )
-
-
-def _first(name: str) -> str:
-    """A writer's first name, as the thread list names several (an address stays whole)."""
-    return (name.split() or [name])[0]
 
 
 def _keep(found: dict[str, str], text: str) -> None:

@@ -55,6 +55,11 @@ class ThreadRow:
     seen_at: datetime | None = None
 
 
+def first_name(name: str) -> str:
+    """A person's first name, as a row names several people (an address stays whole)."""
+    return (name.split() or [name])[0]
+
+
 class Listing:
     """A view of the store as list rows: one ``COUNT`` when made, then one indexed query per 200 rows shown."""
 

@@ -152,6 +152,10 @@ class Tried:
     count: int
     threads: tuple[StoredThread, ...]
 
+    def said(self) -> str:
+        """"Rule 'news' (label news, done) would change 3 threads"."""
+        return f"Rule {self.rule.name!r} ({self.rule.words()}) would change {plural(self.count)}"
+
 
 class Ruled(Protocol):
     """What this reads of the mail core."""

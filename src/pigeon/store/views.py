@@ -165,10 +165,6 @@ class ViewStore(Database):
         sql = "SELECT id FROM threads WHERE indexed = 1 AND id IN (SELECT value FROM json_each(?))"
         return [r[0] for r in self.rows(sql, (json.dumps(list(thread_ids)),))]
 
-    def holds_mail(self) -> bool:
-        """Whether any thread is stored (a first sync's mail is all new)."""
-        return bool(self.rows("SELECT 1 FROM threads LIMIT 1"))
-
     def thread_ids(self, prefix: str, limit: int = 2) -> list[str]:
         """Ids of stored threads that start with ``prefix``, the one that is ``prefix`` itself first (at most
         ``limit``: two tell a prefix is not unique)."""

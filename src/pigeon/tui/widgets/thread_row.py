@@ -9,7 +9,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from pigeon.core.listing import ThreadRow
+from pigeon.core.listing import ThreadRow, first_name
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import relative_time
 
@@ -33,8 +33,7 @@ def ages(row: ThreadRow, now: datetime) -> Age:
     if not row.seen_by:
         return relative_time(row.when, now), "", ""
     more = f" +{len(row.seen_by) - 1}" if len(row.seen_by) > 1 else ""
-    first = (clean_line(row.seen_by[0]).split() or ["someone"])[0]
-    name = f"{clean_line(first, limit=SEEN_NAME)}{more}"
+    name = f"{clean_line(first_name(clean_line(row.seen_by[0])), limit=SEEN_NAME) or 'someone'}{more}"
     return relative_time(row.when, now), name, relative_time(row.seen_at, now)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from textual.content import Content
 from textual.screen import Screen
 
-from pigeon.core.actions import plural
 from pigeon.core.attention import LANE_NAMES, LANES, NOT_STORED, YOURS, NoSender, Ruling, Screening
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
@@ -118,8 +117,7 @@ class AttentionPart(Part):
         tried = await self.core.rules.tried()
         lines = [f"Left out: {mistake}" for mistake in self.core.rules.mistakes]
         for found in tried:
-            rule = found.rule
-            lines.append(f"Rule {rule.name!r} ({rule.words()}) would change {plural(found.count)}")
+            lines.append(found.said())
             lines += [f"  · {t.who} — {t.subject}" for t in found.threads[:TRIED_LISTED]]
             if found.count > min(len(found.threads), TRIED_LISTED):
                 lines.append(f"  · and {found.count - min(len(found.threads), TRIED_LISTED)} more")
