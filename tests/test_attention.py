@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,54 @@ async def test_writing_to_a_new_sender_lets_them_in(service: Service, cores: Cor
     assert new.thread_id in ids(core, "waiting")  # the user wrote last: waiting for an answer
     said = await core.attention.why(new.thread_id or "")
     assert said[0] == f"In the Inbox: you have written to {PERSON['address']}."
+
+
+async def test_writing_to_a_sender_sorts_their_other_threads_again(service: Service, cores: Cores) -> None:
+    core = cores(screener=False)
+    await core.sync()
+    sale = {**PERSON, "address": "sam@shop.example", "subject": "Spring sale", "body": "Ten percent off. Unsubscribe."}
+    letter = arrive(service, sale)
+    await core.sync()
+    await core.indexed()
+    assert letter.thread_id in ids(core, "newsletters")  # an unsubscribe link, and nothing of a person
+    other = arrive(service, PERSON)
+    service.add_message(
+        service.alice,
+        other.thread_id or "",
+        direction="MESSAGE_DIRECTION_OUTBOUND",
+        sender_address="you@pigeon.example",
+        recipients=[{"raw_address": "sam@shop.example", "type": "RECIPIENT_TYPE_TO"}],
+    )
+    await core.sync()
+    await core.indexed()
+    assert letter.thread_id in ids(core, "people")  # the user wrote to Sam since: Sam's mail is sorted again
+    said = await core.attention.why(letter.thread_id or "")
+    assert "you have written to sam@shop.example" in " ".join(said)
+
+
+async def test_the_sidebar_counts_what_each_view_lists(service: Service, cores: Cores) -> None:
+    from pigeon.store.predicates import VIEWS
+
+    core = cores()
+    await core.sync()
+    for spec in NEWCOMERS:
+        arrive(service, spec)
+    await core.sync()
+    await core.indexed()
+    core.store.decide(ALERT["address"], now=NOW, screen="out")  # one kept out, three left waiting
+    assert len(ids(core, "screener")) == len(NEWCOMERS) - 1
+    everything = ids(core, "all")
+    core.store.done(everything[:3])
+    core.store.star(everything[2:6])
+    core.store.mute(everything[6:8])
+    core.store.mark_read(everything[8:14])
+    core.store.snooze(everything[14:16], NOW + timedelta(days=1))
+    counts = core.store.view_counts(NOW)
+    assert counts["kept-out"] == 1
+    assert all(counts[view] for view in ("screener", "done", "starred", "snoozed", "people", "owed", "waiting"))
+    for view in VIEWS:
+        listed = ids(core, view)
+        assert counts[view] == len(listed) == core.store.count(view, now=NOW), view
 
 
 async def test_moving_a_thread_to_a_lane_teaches_its_sender(service: Service, cores: Cores) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pigeon.models import Message
 from pigeon.store.lanes import READ_AT_MOST, sort_thread
 
@@ -123,3 +126,25 @@ def test_amounts_are_read_in_their_usual_forms() -> None:
     for text, amount in (("Total 1,234.56 EUR", "1,234.56 EUR"), ("Paid $1,200.00 today", "$1,200.00")):
         assert f"it names an amount ({amount})" in said([mail("a@x.example", f"Your receipt. {text}", to=5)])[1]
     assert said([mail("a@x.example", "Your receipt for version 1.2.3456", to=5)])[1] == ["it mentions 'receipt'"]
+
+
+RECEIPT_PHRASES = (
+    "receipt", "invoice", "order confirmation", "order #40317", "order number", "order no.", "your order",
+    "payment received", "payment confirmation", "amount due", "order total", "subtotal", "refund",
+)  # fmt: skip
+AMOUNTS = ("$5", "€ 12.50", "£3", "¥100", "12.50 USD", "1,200.00 EUR", "9.99 GBP", "4.00 CHF", "3.00 JPY")
+FILLER = st.text(alphabet="abc xyz.,\n0123456789", max_size=200)
+
+
+@given(before=FILLER, phrase=st.sampled_from(RECEIPT_PHRASES), after=FILLER)
+def test_every_receipt_word_is_found_wherever_it_stands(before: str, phrase: str, after: str) -> None:
+    body = f"{before} {phrase.upper()} {after}"
+    _, signals = said([mail("sam@shop.example", body)])
+    assert any(s.startswith("it mentions ") for s in signals), body
+
+
+@given(before=FILLER, amount=st.sampled_from(AMOUNTS), after=FILLER)
+def test_every_amount_is_found_wherever_it_stands(before: str, amount: str, after: str) -> None:
+    body = f"{before.rstrip('0123456789,.')} {amount} {after.lstrip('0123456789,.')}"
+    _, signals = said([mail("orders@shop.example", body)])  # (with the billing address, the amount decides)
+    assert any(s.startswith("it names an amount") for s in signals), body

@@ -16,7 +16,7 @@ from pigeon.core.attachments import is_attachment, sequence_of
 from pigeon.core.links import thread_links
 from pigeon.core.listing import first_name
 from pigeon.sanitize import clean_line
-from pigeon.store.lanes import AMOUNT
+from pigeon.store.lanes import AMOUNT, names_currency
 
 if TYPE_CHECKING:
     from pigeon.models import Message
@@ -123,7 +123,7 @@ def brief(new: Sequence[Message], count: int, name: Callable[[Message], str], *,
             gists.insert(0, Gist(name(message), message.created_at, _gist(own)))
         for found in _DATES.finditer(own):
             _keep(dates, " ".join(found.group(0).split()))
-        for found in re.finditer(AMOUNT, own):
+        for found in re.finditer(AMOUNT, own) if names_currency(own) else ():
             _keep(amounts, found.group(0))
         for link in thread_links([message]):
             if len(links) < FOUND_AT_MOST and link.openable and not link.target.lower().startswith("mailto:"):

@@ -32,27 +32,39 @@ Screen = Literal["in", "out"]
 WAITS, KEPT_OUT = 1, 2
 SCREENS = ("in", "out")
 
-_DECIDED = (
-    "COALESCE((SELECT NULLIF({0}, '') FROM senders WHERE key = threads.sender), "
-    "(SELECT NULLIF({0}, '') FROM senders WHERE key = '@' || threads.sender_domain))"
-)
-_SETTLE = f"""
-UPDATE threads SET
+def _settling(sender: str, domain: str, sorted_lane: str) -> str:
+    """The SET of a thread's lane and screen, given SQL for its sender, its sender's domain and its sorted lane."""
+
+    def decided(what: str) -> str:
+        return (
+            f"COALESCE((SELECT NULLIF({what}, '') FROM senders WHERE key = {sender}), "
+            f"(SELECT NULLIF({what}, '') FROM senders WHERE key = '@' || {domain}))"
+        )
+
+    return f"""
     lane = COALESCE(
-        (SELECT NULLIF(lane, '') FROM triage WHERE thread_id = threads.id),
-        {_DECIDED.format("lane")},
-        (SELECT lane FROM lanes WHERE thread_id = threads.id),
-        ''
+        (SELECT NULLIF(lane, '') FROM triage WHERE thread_id = threads.id), {decided("lane")}, {sorted_lane}, ''
     ),
-    screen = CASE
-        WHEN threads.sender = '' THEN 0
-        WHEN {_DECIDED.format("screen")} = 'out' THEN {KEPT_OUT}
-        WHEN {_DECIDED.format("screen")} = 'in' THEN 0
-        WHEN EXISTS (SELECT 1 FROM written_to WHERE address = threads.sender) THEN 0
-        WHEN EXISTS (SELECT 1 FROM let_in_at_start WHERE address = threads.sender) THEN 0
-        WHEN (SELECT since IS NULL OR off FROM screening) THEN 0
-        ELSE {WAITS} END
+    screen = CASE WHEN {sender} = '' THEN 0 ELSE CASE {decided("screen")}
+        WHEN 'out' THEN {KEPT_OUT}
+        WHEN 'in' THEN 0
+        ELSE CASE
+            WHEN EXISTS (SELECT 1 FROM written_to WHERE address = {sender}) THEN 0
+            WHEN EXISTS (SELECT 1 FROM let_in_at_start WHERE address = {sender}) THEN 0
+            WHEN (SELECT since IS NULL OR off FROM screening) THEN 0
+            ELSE {WAITS} END
+        END END
 """
+
+
+_SETTLE = "UPDATE threads SET " + _settling(
+    "threads.sender", "threads.sender_domain", "(SELECT lane FROM lanes WHERE thread_id = threads.id)"
+)
+_SORTED = (  # a thread just sorted: its sender and lane given, settled in the same write
+    "UPDATE threads SET sender = :sender, sender_domain = :domain, last_by = :last_by, sorted = 1, "
+    + _settling(":sender", ":domain", ":lane")
+    + " WHERE rowid = :rowid"
+)
 
 
 def iso(moment: datetime) -> str:
@@ -111,19 +123,16 @@ def attend(
     conn.execute(
         "INSERT OR REPLACE INTO lanes (thread_id, lane, signals) VALUES (?, ?, ?)", (thread_id, found.lane, signals)
     )
-    conn.execute(
-        "UPDATE threads SET sender = ?, sender_domain = ?, last_by = ?, sorted = 1 WHERE rowid = ?",
-        (found.sender, domain_of(found.sender), found.last_by, rowid),
-    )
     fresh = [a for a in found.written_to if a and not written(a)]
     conn.executemany("INSERT OR IGNORE INTO written_to (address) VALUES (?)", [(a,) for a in fresh])
-    settle(conn, "rowid = ?", (rowid,))
-    if fresh:
+    sender = {"sender": found.sender, "domain": domain_of(found.sender), "last_by": found.last_by}
+    conn.execute(_SORTED, sender | {"lane": found.lane, "rowid": rowid})
+    if fresh:  # (by the sender's index: ``+screen`` keeps the planner off the Screener's, which may be long)
         among = (json.dumps(fresh), rowid)
-        settle(conn, f"screen = {WAITS} AND sender IN (SELECT value FROM json_each(?)) AND rowid != ?", among)
+        settle(conn, f"+screen = {WAITS} AND sender IN (SELECT value FROM json_each(?)) AND rowid != ?", among)
         conn.execute(
             "UPDATE threads SET sorted = 0 WHERE sender IN (SELECT value FROM json_each(?)) AND rowid != ? "
-            f"AND id IN (SELECT thread_id FROM lanes WHERE lane != '{PEOPLE}')",
+            f"AND EXISTS (SELECT 1 FROM lanes WHERE thread_id = threads.id AND lane != '{PEOPLE}')",
             among,
         )
 

@@ -43,16 +43,16 @@ STATES = {
 LET_IN = "t.screen = 0"
 INBOX = f"{LET_IN} AND NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}"
 
-VIEW_CONDITIONS = {
+VIEW_CONDITIONS = {  # (the cheap test that rules most threads out first: one pass counts every view)
     "inbox": INBOX,
-    "people": f"{INBOX} AND t.lane = 'people'",
-    "newsletters": f"{INBOX} AND t.lane = 'newsletters'",
-    "notifications": f"{INBOX} AND t.lane = 'notifications'",
-    "receipts": f"{INBOX} AND t.lane = 'receipts'",
-    "owed": f"{INBOX} AND t.lane = 'people' AND t.last_by = 'person'",
-    "waiting": f"{LET_IN} AND t.last_by = 'me' AND NOT {MUTED}",
+    "people": f"t.lane = 'people' AND {INBOX}",
+    "newsletters": f"t.lane = 'newsletters' AND {INBOX}",
+    "notifications": f"t.lane = 'notifications' AND {INBOX}",
+    "receipts": f"t.lane = 'receipts' AND {INBOX}",
+    "owed": f"t.last_by = 'person' AND t.lane = 'people' AND {INBOX}",
+    "waiting": f"t.last_by = 'me' AND {LET_IN} AND NOT {MUTED}",
     "screener": f"t.screen = 1 AND NOT {DONE} AND NOT {MUTED}",
-    "unread": f"{UNREAD} AND NOT {MUTED} AND t.screen != 2",
+    "unread": f"t.screen != 2 AND {UNREAD} AND NOT {MUTED}",
     "starred": STARRED,
     "snoozed": SNOOZED,
     "done": DONE,

@@ -188,6 +188,17 @@ ALTER TABLE triage ADD COLUMN lane_rule TEXT NOT NULL DEFAULT '';
 UPDATE threads SET indexed = 0 WHERE synced_upto IS NOT NULL;
 """
 
+# Version 10: the lanes' and the Screener's indexes carry who wrote last, so Owed and Waiting count from an index
+# alone (Waiting looked up every thread of the Inbox for it), and the index Owed had of its own goes: one index less
+# to keep as mail is stored.
+_LAST_WRITER_V10 = """
+DROP INDEX threads_by_last_writer;
+DROP INDEX threads_by_lane;
+DROP INDEX threads_by_screen;
+CREATE INDEX threads_by_lane ON threads (lane, screen, last_message_at DESC, id, last_by);
+CREATE INDEX threads_by_screen ON threads (screen, last_message_at DESC, id, last_by);
+"""
+
 MIGRATIONS: list[str] = [
     _SCHEMA_V1,
     _UNSETTLED_V2,
@@ -198,6 +209,7 @@ MIGRATIONS: list[str] = [
     _OUTLINE_V7,
     _ATTENTION_V8,
     _RULES_V9,
+    _LAST_WRITER_V10,
 ]
 """``MIGRATIONS[n]`` takes a store from version ``n`` to ``n + 1``."""
 
