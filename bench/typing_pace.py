@@ -5,9 +5,10 @@
 Pigeon (its bench store, offline), NeoMutt and aerc (the same messages as a Maildir, when installed) on a 160x45
 pseudo-terminal (``bench/ptyharness.py``). After the first row, 3 s of quiet and one unmeasured `j`, a `j` is written
 every ``pace`` ms without waiting for the screen. A key's time is from its write to the last chunk of the first burst
-of output after it (a burst ends at 20 ms of silence, or at the next key). At 150 ms a press Pigeon's preview of the
-thread the cursor rests on (120 ms after the move) is drawn between two keys: its bytes are not the key's, but a key
-that comes while it is drawn waits, and that wait is counted. A key with no output before the next is unanswered.
+of output after it (a burst ends at 20 ms of silence, or at the next key). Pigeon previews the thread the cursor rests
+on 120 ms after a move, or, while keys come in a row, after twice their pace: a preview drawn between two keys is
+not the keys' bytes, but a key that comes while it is drawn waits, and that wait is counted. A key with no output
+before the next is unanswered.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import stat
 import sys
 from email import policy
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from pigeon.models import Message
 from pigeon.store.mail_drafts import MailDrafts
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.links import LinksScreen
-from pigeon.tui.screens.mail import MainScreen, triage
+from pigeon.tui.screens.mail import MainScreen, reading, triage
 from pigeon.tui.screens.modals import ConfirmScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
@@ -162,6 +163,44 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and not is_unread(app, thread_id))
         assert shown_again == []  # the preview's layout stays: Enter moves the focus and marks the thread read
+
+
+@pytest.mark.parametrize("pace", [0.05, 0.15, 0.3, 0.39])
+def test_a_preview_waits_twice_the_pace_of_keys_typed_in_a_row(pace: float) -> None:
+    waited = reading.preview_wait(pace)
+    assert waited > pace  # the next key, at the same pace, comes before the preview
+    assert reading.PREVIEW_DELAY <= waited <= reading.TYPING
+    assert reading.preview_wait(None) == reading.preview_wait(reading.TYPING) == reading.PREVIEW_DELAY
+
+
+async def test_keys_typed_in_a_row_preview_only_where_the_cursor_rests(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: showing(reader, current_id(threads)))
+        clock = [0.0]  # the keys' pace, as the reader tells it: 0.3 s apart (so a preview waits 0.4 s)
+        monkeypatch.setattr(reading, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+        shown: list[str] = []
+        show = reader.show
+
+        def counted_show(*args: Any, **kwargs: Any) -> None:
+            shown.append(args[0].id)
+            show(*args, **kwargs)
+
+        monkeypatch.setattr(reader, "show", counted_show)
+        passed = []
+        for _ in range(4):
+            clock[0] += 0.3
+            await pilot.press("j")
+            passed.append(current_id(threads))
+            await pilot.pause(0.2)  # longer than a resting cursor's wait: a preview would be drawn here
+        await settle(pilot, app, lambda: showing(reader, passed[-1]))
+        assert len(set(passed)) == 4
+        assert shown[-1] == passed[-1]
+        assert not set(shown) & set(passed[1:-1])  # (the first move, after a rest, may be previewed: no pace yet)
 
 
 # --- select all -------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ changed threads), :attr:`active` / :attr:`open_id`. Up: :class:`ThreadOpened` (t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,16 @@ if TYPE_CHECKING:
 LOADING_DELAY = 0.1
 MARK_READ_DELAY = 0.25
 PREVIEW_DELAY = 0.12  # the cursor rests this long: the reader shows its thread (holding j never waits on it)
+TYPING = 0.4  # moves closer together than this are keys typed in a row; a preview waits at most this long
+
+
+def preview_wait(pace: float | None) -> float:
+    """How long the cursor rests before the reader previews its thread, given the time between the last two moves:
+    twice that while keys come in a row, so that a preview's frame does not land just before the next key (which
+    would wait for it); else ``PREVIEW_DELAY``."""
+    if pace is None or pace >= TYPING:
+        return PREVIEW_DELAY
+    return min(max(PREVIEW_DELAY, 2 * pace), TYPING)
 
 
 class ThreadOpened(Message, bubble=False):
@@ -55,6 +66,7 @@ class ReaderPart(Part):
         super().__init__(screen, core)
         self._after_focus_frame = after_focus_frame  # the screen's: runs once a focus move's frame is out
         self._preview_timer: Timer | None = None
+        self._moved_at: float | None = None  # when the cursor last moved (the pace of keys typed in a row)
         self._loading: tuple[str, bool, bool] | None = None  # the load under way: thread, mark read, focus
 
     @property
@@ -77,6 +89,9 @@ class ReaderPart(Part):
         focus. A preview does not mark the thread read."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
+        now = time.monotonic()
+        pace = None if self._moved_at is None else now - self._moved_at
+        self._moved_at = now
         reader = self.widget
         # In the reader the cursor moves because a thread is being opened (J, K, after e): a preview then would
         # replace that opening (one worker group) and leave the thread unread.
@@ -87,7 +102,7 @@ class ReaderPart(Part):
             self._loading = None
         if reader.thread is not None and reader.thread.id == thread_id:
             return
-        self._preview_timer = self.screen.set_timer(PREVIEW_DELAY, lambda: self.preview(thread_id))
+        self._preview_timer = self.screen.set_timer(preview_wait(pace), lambda: self.preview(thread_id))
 
     def preview(self, thread_id: str) -> None:
         current = self.screen.query_one(ThreadList).current
