@@ -61,7 +61,9 @@ def first_name(name: str) -> str:
 
 
 class Listing:
-    """A view of the store as list rows: one ``COUNT`` when made, then one indexed query per 200 rows shown."""
+    """A view of the store as list rows: one ``COUNT`` when made, then one indexed query per 200 rows shown. Made
+    not ``counted``, it reads its first page instead, and is as long as that page until :meth:`count` (in a
+    worker) says how long it is: counting a big view was most of the cost of showing it."""
 
     def __init__(
         self,
@@ -73,6 +75,7 @@ class Listing:
         sort: str,
         now: datetime,
         selected: Callable[[str], bool] = lambda _: False,
+        counted: bool = True,
     ) -> None:
         self.store = store
         self.searching = query is not None and query.searching
@@ -80,11 +83,25 @@ class Listing:
             view, inbox_id = "all", None
         self.view, self.query, self.inbox_id, self.sort, self.now = view, query, inbox_id, sort, now
         self._selected = selected
-        self._count = store.count(view, query, inbox_id=inbox_id, now=now)
         self._pages: dict[int, list[StoredThread]] = {}
+        if counted:
+            self._count = store.count(view, query, inbox_id=inbox_id, now=now)
+        else:
+            self._pages[0] = self._read(0)
+            self._count = len(self._pages[0])
+        self.exact = counted or self._count < PAGE
+        """Whether its length is the view's (else: its first page's, until counted)."""
 
     def __len__(self) -> int:
         return self._count
+
+    def count(self) -> Listing:
+        """The same view, its threads counted (in a worker) and the rows read so far kept."""
+        fresh = copy.copy(self)
+        fresh._count = self.store.count(self.view, self.query, inbox_id=self.inbox_id, now=self.now)
+        fresh._pages = dict(self._pages)
+        fresh.exact = True
+        return fresh
 
     def members(self, thread_ids: Sequence[str]) -> int:
         """How many of ``thread_ids`` this view holds (a lookup by id each, not a count of the view)."""
@@ -114,19 +131,21 @@ class Listing:
         page = index // PAGE
         rows = self._pages.get(page)
         if rows is None:
-            rows = self.store.list_threads(
-                self.view,
-                self.query,
-                inbox_id=self.inbox_id,
-                sort=self.sort,
-                offset=page * PAGE,
-                limit=PAGE,
-                now=self.now,
-            )
-            self._pages[page] = rows
+            rows = self._pages[page] = self._read(page)
         if index % PAGE >= len(rows):  # the store changed under us: show what is there
             raise IndexError(index)
         return rows[index % PAGE]
+
+    def _read(self, page: int) -> list[StoredThread]:
+        return self.store.list_threads(
+            self.view,
+            self.query,
+            inbox_id=self.inbox_id,
+            sort=self.sort,
+            offset=page * PAGE,
+            limit=PAGE,
+            now=self.now,
+        )
 
     def locate(self, thread_id: str) -> int | None:
         """Where the thread is in this view, or None (one lookup by id when it is not there)."""

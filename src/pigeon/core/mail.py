@@ -188,9 +188,11 @@ class MailCore(Session):
         inbox_id: str | None,
         sort: str,
         selected: Callable[[str], bool] = lambda _: False,
+        counted: bool = True,
     ) -> Listing:
         return Listing(
-            self.store, view=view, query=query, inbox_id=inbox_id, sort=sort, now=self.clock(), selected=selected
+            self.store, view=view, query=query, inbox_id=inbox_id, sort=sort, now=self.clock(),
+            selected=selected, counted=counted,
         )
 
     def view_counts(self) -> tuple[dict[str, int], dict[str, int]]:

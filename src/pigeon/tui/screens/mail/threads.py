@@ -19,12 +19,12 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from pigeon.core.errors import QueryError
-from pigeon.core.listing import LABEL_VIEW, SORTS, VIEWS, Listing, parse_query
+from pigeon.core.listing import LABEL_VIEW, PAGE, SORTS, VIEWS, Listing, parse_query
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.screens.mail.part import Part
 from pigeon.tui.widgets.inbox_list import InboxList, view_label
-from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon.tui.widgets.thread_list import KEEP_SEARCH, ThreadList
 
 SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
 
@@ -135,8 +135,9 @@ class ThreadsPart(Part):
             self.set_status(Content.styled("Searching…", "italic"))
             version = self._version
             self.run(self._search, make, version, keep, group="search", description="searching", exclusive=True)
-        else:
-            self._show_source(make(), cursor=None if keep else 0)
+        else:  # a big view's count comes after its first page, unless the cursor's thread is kept beyond that page
+            counted = keep and self.widget.cursor + KEEP_SEARCH >= PAGE
+            self._show_source(make(counted=counted), cursor=None if keep else 0)
 
     async def _search(self, make: Callable[[], Listing], version: int, keep: bool) -> None:
         await asyncio.sleep(SEARCH_DELAY)  # typing on: this search is replaced before it reads anything
@@ -164,6 +165,16 @@ class ThreadsPart(Part):
             thread_list.set_source(source, keep=current.id if current else None)
         self.update_status(len(source))
         self.refresh_sidebar()
+        if isinstance(source, Listing) and not source.exact:
+            self.run(self._count, source, group="count", description="counting the threads", exclusive=True)
+
+    async def _count(self, source: Listing) -> None:
+        counted = await asyncio.to_thread(source.count)
+        thread_list = self.widget
+        if thread_list.source is source:  # (a list shown since will be counted in its turn)
+            current = thread_list.current if len(source) else None
+            thread_list.set_source(counted, keep=current.id if current else None)
+            self.update_status()
 
     def refresh_sidebar(self) -> None:
         """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while)."""
@@ -193,7 +204,9 @@ class ThreadsPart(Part):
     def update_status(self, shown: int | None = None) -> None:
         """The status line said afresh: how many threads, the search, the selection, the sort, how mail comes."""
         shown = len(self.widget.source) if shown is None else shown
-        parts = [f"{shown} thread{'s' if shown != 1 else ''}"]
+        source = self.widget.source
+        more = "+" if isinstance(source, Listing) and not source.exact else ""  # (its first page, until counted)
+        parts = [f"{shown}{more} thread{'s' if shown != 1 else ''}"]
         if self.filter_text:
             try:
                 query = parse_query(self.filter_text, self.core.clock())

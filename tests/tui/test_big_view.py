@@ -1,0 +1,86 @@
+"""A view longer than a page: shown from its first page at once, counted in a worker after, the cursor kept."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+from textual.pilot import Pilot
+
+from pigeon.core.listing import PAGE, Listing
+from pigeon.store.mailstore import MailStore
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.widgets.thread_list import ThreadList
+from pigeon_service.app import ServerSettings, create_app
+from pigeon_service.db import Database
+from pigeon_service.demo_mail import populate
+from tests.server.conftest import NOW, Account, Service
+from tests.tui.conftest import SIZE, pigeon_for, screen_text, settle
+
+THREADS = PAGE + 60
+
+
+@pytest.fixture(scope="module")
+def big() -> Iterator[Service]:
+    db = Database(":memory:")
+    alice, bob = db.ensure_account("alice"), db.ensure_account("bob")
+    populate(db, alice, threads=THREADS, contacts=30, seed=3, now=NOW, conversation=0)
+    app = create_app(db, ServerSettings(deliver_webhooks=False))
+    yield Service(db, app, Account(alice, db.create_token(alice)), Account(bob, db.create_token(bob)))
+
+
+def made(store: MailStore, view: str, *, counted: bool) -> Listing:
+    return Listing(store, view=view, query=None, inbox_id=None, sort="date", now=NOW, counted=counted)
+
+
+async def until(pilot: Pilot[None], holds: Callable[[], bool]) -> None:
+    """Let the screen catch up until ``holds()``, without waiting for the workers (one is held on purpose)."""
+    for _ in range(1000):
+        if holds():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("never came to hold")
+
+
+async def synced(pilot: Pilot[None], app: PigeonApp) -> ThreadList:
+    screen = app.screen
+    await settle(pilot, app, lambda: getattr(screen, "synced", False))
+    return screen.query_one(ThreadList)
+
+
+async def test_a_big_view_shows_its_first_page_then_its_count(big: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        store = app.core.store
+        assert store.count("all", now=NOW) == THREADS
+        first = made(store, "all", counted=False)
+        assert (len(first), first.exact) == (PAGE, False)
+        whole = first.count()
+        assert (len(whole), whole.exact) == (THREADS, True)
+        assert [whole.row(n).id for n in range(PAGE)] == [first.row(n).id for n in range(PAGE)]
+        assert whole.row(THREADS - 1).id == made(store, "all", counted=True).row(THREADS - 1).id
+        assert made(store, "starred", counted=False).exact  # (a view shorter than a page is counted by its page)
+        gate, asked = threading.Event(), threading.Event()
+        count = Listing.count
+
+        def held(listing: Listing) -> Listing:
+            asked.set()
+            gate.wait(10)
+            return count(listing)
+
+        monkeypatch.setattr(Listing, "count", held)
+        await pilot.press("6")  # All mail: the first page at once
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and asked.is_set())
+        assert len(threads.source) == PAGE
+        assert f"{PAGE}+ threads" in screen_text(app)
+        await pilot.press("j", "j", "j")
+        kept = threads.current
+        assert kept is not None
+        gate.set()
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        assert threads.current == kept  # the cursor stayed where it was
+        assert f"{THREADS} threads" in screen_text(app)
+        await pilot.press("G")
+        await settle(pilot, app, lambda: threads.cursor == THREADS - 1)
