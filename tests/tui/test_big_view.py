@@ -84,3 +84,12 @@ async def test_a_big_view_shows_its_first_page_then_its_count(big: Service, monk
         assert f"{THREADS} threads" in screen_text(app)
         await pilot.press("G")
         await settle(pilot, app, lambda: threads.cursor == THREADS - 1)
+        await pilot.press("home")
+        await settle(pilot, app, lambda: threads.cursor == 0)
+        gate.clear()
+        asked.clear()
+        await pilot.press("6")  # the same list shown again (as a sync does): counted at once, its length kept
+        await pilot.pause()
+        assert len(threads.source) == THREADS
+        assert not asked.is_set()
+        gate.set()

@@ -59,6 +59,7 @@ class ThreadsPart(Part):
         self._sidebar_shown: Any = None
         self._status = Content()
         self._version = 0  # counts the lists shown: a search that ends after a newer list is dropped
+        self._shown: tuple[object, ...] = ()  # the view, filter, inbox and sort of the list shown last
 
     @property
     def widget(self) -> ThreadList:
@@ -135,8 +136,11 @@ class ThreadsPart(Part):
             self.set_status(Content.styled("Searching…", "italic"))
             version = self._version
             self.run(self._search, make, version, keep, group="search", description="searching", exclusive=True)
-        else:  # a big view's count comes after its first page, unless the cursor's thread is kept beyond that page
-            counted = keep and self.widget.cursor + KEEP_SEARCH >= PAGE
+        else:
+            # Another list's count comes after its first page (the same list shown again is counted at once: its
+            # length stays put), unless the cursor's thread is kept beyond that page.
+            shown, self._shown = self._shown, (self.view, self.filter_text, self.inbox_id, self.sort)
+            counted = shown == self._shown or (keep and self.widget.cursor + KEEP_SEARCH >= PAGE)
             self._show_source(make(counted=counted), cursor=None if keep else 0)
 
     async def _search(self, make: Callable[[], Listing], version: int, keep: bool) -> None:
