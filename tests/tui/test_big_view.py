@@ -28,6 +28,7 @@ def big() -> Iterator[Service]:
     populate(db, alice, threads=THREADS, contacts=30, seed=3, now=NOW, conversation=0)
     app = create_app(db, ServerSettings(deliver_webhooks=False))
     yield Service(db, app, Account(alice, db.create_token(alice)), Account(bob, db.create_token(bob)))
+    db.close()
 
 
 def made(store: MailStore, view: str, *, counted: bool) -> Listing:
