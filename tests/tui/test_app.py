@@ -241,6 +241,19 @@ async def test_the_palette_offers_actions_and_jumps_to_an_inbox(service: Service
         assert app.screen.inbox_id == billing.id
 
 
+async def test_the_palette_finds_an_action_by_its_command_word(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"sync")  # `pigeon sync` is the CLI's word for what the palette calls Refresh
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Refresh"])
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)
+
+
 async def test_a_keymap_in_the_config_remaps_keys(service: Service, isolated_environment: Path) -> None:
     path = isolated_environment / "config" / "config.toml"
     path.parent.mkdir(parents=True)

@@ -62,12 +62,14 @@ class PigeonCommands(Provider):
             return None
         return mail if action.scope == "main" else mail.query_one(Reader)
 
-    def _actions(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
+    def _actions(self) -> Iterator[tuple[str, str, Callable[[], object], tuple[str, ...]]]:
+        """Each action the palette offers: its title, its help, what it does, and its command's words."""
         for action in ACTIONS:
             target = self._target(action) if action.palette else None
             if target is not None:
                 key = f" ({self.app.get_key_display(Binding(action.key, action.invoke))})" if action.key else ""
-                yield action.title, f"{action.help}{key}", partial(self.app.run_action, action.invoke, target)
+                words = tuple(verb.name for verb in action.verbs)
+                yield action.title, f"{action.help}{key}", partial(self.app.run_action, action.invoke, target), words
         mail = self.mail
         if mail is not None:
             for view in mail.views:
@@ -75,18 +77,24 @@ class PigeonCommands(Provider):
                     f"View: {view_label(view)}",
                     "Switch the thread list to this view",
                     partial(mail.action_view, view),
+                    (),
                 )
 
     async def discover(self) -> Hits:
-        for name, help_text, callback in self._actions():
+        for name, help_text, callback, _ in self._actions():
             yield DiscoveryHit(Content(name), callback, text=name, help=safe_markup(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, help_text, callback in self._actions():
+        for name, help_text, callback, words in self._actions():
             score = matcher.match(name)
             if score > 0:  # (a label's name is the user's text: highlighted literally, like mail)
                 yield Hit(score, literal_highlight(matcher, name), callback, text=name, help=safe_markup(help_text))
+                continue
+            said = max((matcher.match(word) for word in words), default=0)  # ("sync" finds Refresh: `pigeon sync`)
+            if said > 0:
+                shown = f"{help_text} · pigeon {' / '.join(words)}"
+                yield Hit(said * 0.9, Content(name), callback, text=name, help=safe_markup(shown))
         mail = self.mail
         if mail is None:
             return
