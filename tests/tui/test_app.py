@@ -289,6 +289,21 @@ async def test_login_checks_the_token_and_keeps_it_in_the_keyring(
     assert service.alice.token not in config_text
 
 
+async def test_q_typed_past_the_login_fields_does_not_quit(service: Service) -> None:
+    app = pigeon_for(service, token="")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, LoginScreen)
+        await pilot.press(*"half-a-tok", "tab")  # on to the Log in button, and typing on
+        await pilot.press("q")
+        await settle(pilot, app, lambda: "Escape quits" in notes.text)
+        assert isinstance(app.screen, LoginScreen)
+        assert app.screen.query_one("#token", Input).value == "half-a-tok"
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: not app.is_running)
+
+
 async def test_a_rejected_token_sends_the_user_to_login(service: Service) -> None:
     app = pigeon_for(service, token="pgn_expired")
     async with app.run_test(size=SIZE) as pilot:

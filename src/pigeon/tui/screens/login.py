@@ -26,6 +26,9 @@ from pigeon.tui.widgets.text_input import TextInput
 class LoginScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.quit", "Quit", id="login.quit"),
+        # A letter typed past the fields (the focus on the button) is not a key here: `q` had quit, and the
+        # token being typed was lost. Escape quits, as the key bar says.
+        Binding("q", "typed_past", show=False),
     ]
 
     def __init__(self, core: MailCore, base_url: str, message: str = "") -> None:
@@ -45,6 +48,10 @@ class LoginScreen(Screen[None]):
             yield Button("Log in", id="login", variant="primary")
             yield Static(id="token-keeping", markup=False)
         yield KeyBar()
+
+    def action_typed_past(self) -> None:
+        """A letter typed where no field takes it: said, not acted on."""
+        self.notify("Type into a field (Tab moves between them); Escape quits.", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#token" if self.base_url else "#base-url", Input).focus()
