@@ -16,7 +16,7 @@ from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
 from tests.server.conftest import NOW, Account, Service
-from tests.tui.conftest import SIZE, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, current_id, pigeon_for, screen_text, settle
 
 THREADS = PAGE + 60
 
@@ -94,3 +94,39 @@ async def test_a_big_view_shows_its_first_page_then_its_count(big: Service, monk
         assert len(threads.source) == THREADS
         assert not asked.is_set()
         gate.set()
+
+
+async def test_a_thread_kept_beyond_the_first_page_is_found_once_counted(big: Service) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("6")
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        by_sender = [t.id for t in app.core.store.list_threads("all", sort="sender", limit=THREADS, now=NOW)]
+        shown = [threads.source.row(n).id for n in range(20)]
+        far = next(n for n, thread_id in enumerate(shown) if by_sender.index(thread_id) >= PAGE)
+        for _ in range(far):
+            await pilot.press("j")
+        kept = current_id(threads)
+        await pilot.press("o")  # by sender: the thread is beyond the new list's first page
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        assert current_id(threads) == kept
+        assert threads.cursor == by_sender.index(kept)
+
+
+async def test_the_end_of_a_first_page_becomes_the_end_of_the_list(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        gate = threading.Event()
+        count = Listing.count
+        monkeypatch.setattr(Listing, "count", lambda listing: (gate.wait(10), count(listing))[1])
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        await pilot.press("G")  # before the count: the end of what is shown
+        await until(pilot, lambda: threads.cursor == PAGE - 1)
+        gate.set()
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        assert threads.cursor == THREADS - 1

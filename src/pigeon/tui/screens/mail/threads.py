@@ -162,23 +162,42 @@ class ThreadsPart(Part):
 
     def _show_source(self, source: Listing, *, cursor: int | None = None) -> None:
         thread_list = self.widget
+        kept: str | None = None
         if cursor is not None:
             thread_list.set_source(source, cursor=cursor)
         else:
             current = thread_list.current if len(thread_list.source) else None
-            thread_list.set_source(source, keep=current.id if current else None)
+            kept = current.id if current else None
+            thread_list.set_source(source, keep=kept)
         self.update_status(len(source))
         self.refresh_sidebar()
         if isinstance(source, Listing) and not source.exact:
-            self.run(self._count, source, group="count", description="counting the threads", exclusive=True)
+            now = thread_list.current
+            lost = kept if now is None or now.id != kept else None  # (beyond the first page, until counted)
+            self.run(self._count, source, lost, group="count", description="counting the threads", exclusive=True)
 
-    async def _count(self, source: Listing) -> None:
-        counted = await asyncio.to_thread(source.count)
+    async def _count(self, source: Listing, lost: str | None) -> None:
+        """Count a list shown from its first page; the cursor goes to the thread it was kept on if that is beyond
+        the page, or to the end if it was at the page's end (G), unless it moved meanwhile."""
         thread_list = self.widget
-        if thread_list.source is source:  # (a list shown since will be counted in its turn)
-            current = thread_list.current if len(source) else None
+        at = thread_list.cursor
+
+        def count() -> tuple[Listing, int | None]:
+            counted = source.count()
+            return counted, (counted.locate(lost) if lost else None)
+
+        counted, found = await asyncio.to_thread(count)
+        if thread_list.source is not source:  # (a list shown since will be counted in its turn)
+            return
+        self._version += 1  # (a change under way made its list from the uncounted one: it shows the list again)
+        if thread_list.cursor == at and found is not None:
+            thread_list.set_source(counted, cursor=found)
+        elif thread_list.cursor == len(source) - 1 > 0:
+            thread_list.set_source(counted, cursor=len(counted) - 1)
+        else:
+            current = thread_list.current
             thread_list.set_source(counted, keep=current.id if current else None)
-            self.update_status()
+        self.update_status()
 
     def refresh_sidebar(self) -> None:
         """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while)."""
