@@ -342,6 +342,21 @@ async def test_views_have_counts_and_inboxes_unread_counts(store: MailStore) -> 
     assert sum(by_inbox.values()) == 22
 
 
+async def test_the_views_are_counted_alike_where_sqlite_has_no_filter_clause(
+    store: MailStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.store import views
+
+    threads = ids(store.list_threads("all", now=NOW))
+    store.star(threads[:2])
+    store.done(threads[2:5])
+    store.mute(threads[5:6])
+    filtered = store.view_counts(now=NOW)
+    monkeypatch.setattr(views, "FILTERS", False)
+    assert store.view_counts(now=NOW) == filtered
+    assert (filtered["starred"], filtered["done"], filtered["inbox"]) == (2, 3, 25 - 3 - 1)
+
+
 async def test_a_count_among_some_threads_counts_those_in_the_view(store: MailStore) -> None:
     threads = ids(store.list_threads("all", now=NOW))
     store.done(threads[:2])

@@ -192,9 +192,9 @@ UPDATE threads SET indexed = 0 WHERE synced_upto IS NOT NULL;
 # alone (Waiting looked up every thread of the Inbox for it), and the index Owed had of its own goes: one index less
 # to keep as mail is stored.
 _LAST_WRITER_V10 = """
-DROP INDEX threads_by_last_writer;
-DROP INDEX threads_by_lane;
-DROP INDEX threads_by_screen;
+DROP INDEX IF EXISTS threads_by_last_writer;
+DROP INDEX IF EXISTS threads_by_lane;
+DROP INDEX IF EXISTS threads_by_screen;
 CREATE INDEX threads_by_lane ON threads (lane, screen, last_message_at DESC, id, last_by);
 CREATE INDEX threads_by_screen ON threads (screen, last_message_at DESC, id, last_by);
 """

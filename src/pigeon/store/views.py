@@ -34,6 +34,8 @@ from pigeon.store.search import SearchQuery, parse_query, walking_dates
 # pages come from the system's file cache).
 LIST_CACHE_KIB = 1024
 COUNT_CACHE_KIB = 256
+FILTERS = sqlite3.sqlite_version_info >= (3, 30)
+"""Whether SQLite takes ``FILTER`` on an aggregate (3.30 on); older ones count with a ``CASE``, a third slower."""
 
 
 def _when(text: object) -> datetime | None:
@@ -294,7 +296,8 @@ class ViewStore(Database):
         """How many threads each view holds, labels included (``label:NAME``), read on the counting connection."""
         # One pass over the threads for every view: a view more costs a condition, not a scan (``FILTER`` stops at
         # a condition's first false test, where a sum of ``CASE`` had cost a third more).
-        sums = ", ".join(f"COUNT(*) FILTER (WHERE {VIEW_CONDITIONS[view]})" for view in VIEWS)
+        each = "COUNT(*) FILTER (WHERE {})" if FILTERS else "COUNT(CASE WHEN {} THEN 1 END)"
+        sums = ", ".join(each.format(VIEW_CONDITIONS[view]) for view in VIEWS)
         sql = f"SELECT {sums} FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id"
         row = self._counted_rows(sql, {"now": iso(now or datetime.now(UTC))})[0]
         counts: dict[str, int] = {view: int(row[n]) for n, view in enumerate(VIEWS)}
