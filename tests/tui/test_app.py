@@ -25,7 +25,7 @@ from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.keyrings import MemoryKeyring
-from tests.server.conftest import Service
+from tests.server.conftest import Service, first_thread
 from tests.tui.conftest import (
     BASE,
     SIZE,
@@ -39,6 +39,7 @@ from tests.tui.conftest import (
     pigeon_for,
     screen_text,
     settle,
+    stored_threads,
 )
 
 
@@ -249,8 +250,15 @@ async def test_the_palette_finds_an_action_by_its_command_word(service: Service)
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"sync")  # `pigeon sync` is the CLI's word for what the palette calls Refresh
         await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Refresh"])
-        await pilot.press("enter")
-        await settle(pilot, app)
+        thread_id = first_thread(service, service.alice)
+
+        def messages() -> int:
+            return next(t.message_count for t in stored_threads(app) if t.id == thread_id)
+
+        before = messages()
+        service.add_message(service.alice, thread_id, subject="Re: after the palette")
+        await pilot.press("enter")  # the refresh runs: the new message is fetched
+        await settle(pilot, app, lambda: messages() == before + 1)
         assert isinstance(app.screen, MainScreen)
 
 

@@ -130,3 +130,21 @@ async def test_the_end_of_a_first_page_becomes_the_end_of_the_list(
         gate.set()
         await settle(pilot, app, lambda: len(threads.source) == THREADS)
         assert threads.cursor == THREADS - 1
+
+
+async def test_a_word_search_begun_before_the_count_is_shown(big: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        word = app.core.store.list_threads("all", limit=1, now=NOW)[0].subject.split()[0]
+        matching = app.core.store.count("all", word, now=NOW)
+        assert 0 < matching < THREADS
+        gate = threading.Event()
+        count = Listing.count
+        monkeypatch.setattr(Listing, "count", lambda listing: (gate.wait(10), count(listing))[1])
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        await pilot.press("slash", *word)  # the search starts while the All list waits for its count
+        gate.set()
+        await settle(pilot, app, lambda: "Threads · Search" in screen_text(app))
+        await settle(pilot, app, lambda: len(threads.source) == matching)

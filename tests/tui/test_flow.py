@@ -44,6 +44,19 @@ def showing(reader: Reader, thread_id: str) -> bool:
     return reader.thread is not None and reader.thread.id == thread_id and bool(reader.messages)
 
 
+def shown_by(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The threads the reader lays out from now on, in order (each ``show``)."""
+    shown: list[str] = []
+    show = reader.show
+
+    def counted_show(*args: Any, **kwargs: Any) -> None:
+        shown.append(args[0].id)
+        show(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "show", counted_show)
+    return shown
+
+
 def with_ui(**fields: object) -> Config:
     config = load_config(base_url=BASE)
     for name, value in fields.items():
@@ -152,14 +165,7 @@ async def test_the_reader_previews_where_the_cursor_rests_without_marking_it_rea
             raise AssertionError("read from the store again")
 
         monkeypatch.setattr(app.core.store, "messages", no_store)  # enter shows what the preview read
-        shown_again: list[str] = []
-        show = reader.show
-
-        def counted_show(*args: Any, **kwargs: Any) -> None:
-            shown_again.append(args[0].id)
-            show(*args, **kwargs)
-
-        monkeypatch.setattr(reader, "show", counted_show)
+        shown_again = shown_by(reader, monkeypatch)
         await pilot.press("enter")
         await settle(pilot, app, lambda: app.focused is reader and not is_unread(app, thread_id))
         assert shown_again == []  # the preview's layout stays: Enter moves the focus and marks the thread read
@@ -183,14 +189,7 @@ async def test_keys_typed_in_a_row_preview_only_where_the_cursor_rests(
         await settle(pilot, app, lambda: showing(reader, current_id(threads)))
         clock = [0.0]  # the keys' pace, as the reader tells it: 0.3 s apart (so a preview waits 0.4 s)
         monkeypatch.setattr(reading, "time", SimpleNamespace(monotonic=lambda: clock[0]))
-        shown: list[str] = []
-        show = reader.show
-
-        def counted_show(*args: Any, **kwargs: Any) -> None:
-            shown.append(args[0].id)
-            show(*args, **kwargs)
-
-        monkeypatch.setattr(reader, "show", counted_show)
+        shown = shown_by(reader, monkeypatch)
         passed = []
         for _ in range(4):
             clock[0] += 0.3

@@ -189,7 +189,6 @@ class ThreadsPart(Part):
         counted, found = await asyncio.to_thread(count)
         if thread_list.source is not source:  # (a list shown since will be counted in its turn)
             return
-        self._version += 1  # (a change under way made its list from the uncounted one: it shows the list again)
         if thread_list.cursor == at and found is not None:
             thread_list.set_source(counted, cursor=found)
         elif thread_list.cursor == len(source) - 1 > 0:
