@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
+import selectors
 import signal
 import struct
 import subprocess
@@ -33,10 +33,14 @@ class Terminal:
         self._reader.start()
 
     def _read(self) -> None:
+        with selectors.DefaultSelector() as waiting:  # (not select.select: a test process may hold 1,024 files)
+            waiting.register(self.master, selectors.EVENT_READ)
+            self._read_from(waiting)
+
+    def _read_from(self, waiting: selectors.BaseSelector) -> None:
         while True:
             try:
-                ready, _, _ = select.select([self.master], [], [], 0.1)
-                if ready:
+                if waiting.select(0.1):
                     chunk = os.read(self.master, 65536)
                     if not chunk:
                         return

@@ -47,9 +47,11 @@ def more_mail(service: Service) -> None:
 
 
 def no_room(store: MailStore) -> None:
-    """This connection's disk is full: the file cannot grow, and has no free page inside."""
-    store.rows("VACUUM")
-    store.rows(f"PRAGMA max_page_count = {store.rows('PRAGMA page_count')[0][0]}")
+    """The store's writing connection's disk is full: the file cannot grow, and has no free page inside."""
+    with contextlib.closing(sqlite3.connect(store.path)) as other:
+        other.execute("VACUUM")
+    with store.transaction() as conn:
+        conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
 
 
 # --- a full disk ------------------------------------------------------------------------------------------------
@@ -178,6 +180,18 @@ def test_a_read_only_data_folder_makes_sync_done_and_undo_one_line_each_and_keep
     assert contents(path) == before  # the store is as it was
     assert run("undo") == (0, "Undone: Done: 1 thread\n")  # it opens, and its undo step was kept
     assert run("sync")[0] == 0
+
+
+def test_a_store_closed_cleanly_in_a_read_only_folder_says_the_folder_is_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "store" / "store.sqlite3"
+    MailStore(path).close()
+    assert [p.name for p in path.parent.iterdir()] == ["store.sqlite3"]  # (no -wal: SQLite cannot even open it)
+    with read_only(path.parent), pytest.raises(StoreUnwritable) as raised:
+        MailStore(path)
+    assert str(raised.value) == (
+        f"Cannot write to {path.parent}: the folder or the file in it is read-only. Nothing was written; what the "
+        "folder holds is unharmed."
+    )
 
 
 def test_an_error_after_sqlite_rolled_back_by_itself_is_the_one_raised(tmp_path: Path) -> None:

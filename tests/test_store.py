@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import threading
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -683,3 +685,55 @@ def test_a_senders_contact_is_written_once_while_it_stays_the_same(tmp_path: Pat
     store.put_fetched([Fetched("t3", third[1], "Grace", "")], index=True)  # not taken as written before
     assert sorted(c.display_name or "" for c in store.contacts()) == ["Ada", "Grace"]
     store.close()
+
+
+def test_a_read_never_waits_for_a_write_under_way_and_a_writer_reads_its_own_writes(tmp_path: Path) -> None:
+    """A sync writes in a thread of its own while the app reads the list and opens threads."""
+    store = MailStore(tmp_path / "store.sqlite3")
+    writing, finish = threading.Event(), threading.Event()
+    seen_inside: list[int] = []
+
+    def write() -> None:
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO written_to (address) VALUES ('ada@example.org')")
+            seen_inside.append(store.rows("SELECT count(*) FROM written_to")[0][0])  # (its own, not yet committed)
+            writing.set()
+            finish.wait(30)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert writing.wait(30)
+        counted: list[int] = []
+        reader = threading.Thread(target=lambda: counted.append(store.rows("SELECT count(*) FROM written_to")[0][0]))
+        reader.start()
+        reader.join(30)
+        assert counted == [0]  # read at once, before the write is committed (it waited for it before)
+    finally:
+        finish.set()
+        writer.join(30)
+    assert seen_inside == [1]
+    assert store.rows("SELECT count(*) FROM written_to")[0][0] == 1
+    store.close()
+
+
+def test_the_connection_of_a_reading_thread_that_ended_is_closed(tmp_path: Path) -> None:
+    """Threads come and go (a worker's thread ends); the files their reads held open do not pile up."""
+    path = tmp_path / "store.sqlite3"
+    store = MailStore(path)
+
+    def held() -> int:  # this process's open files that are the database itself
+        fds = Path("/proc/self/fd")
+        return sum(1 for fd in fds.iterdir() if os.path.realpath(fd) == str(path.resolve()))
+
+    def read_in_a_thread() -> None:
+        reader = threading.Thread(target=lambda: store.rows("SELECT count(*) FROM threads"))
+        reader.start()
+        reader.join(30)
+
+    before = held()
+    for _ in range(8):
+        read_in_a_thread()
+    assert held() <= before + 2  # the last thread's, and one SQLite keeps to reuse (not one for each thread)
+    store.close()
+    assert held() == 0

@@ -2,14 +2,17 @@
 
 A connection guarded by a lock (SQLite serialises writers anyway), foreign keys on, WAL for files, and a schema
 versioned with ``PRAGMA user_version``: each migration step is one script, committed with its version number or not
-at all. With ``readers=True`` (the reference service, whose requests run in a thread pool) each thread reads a file
-through a connection of its own, so reads run side by side (WAL lets readers go on while one writer writes) and
-only writes take the lock. A database file and the files beside it are the user's alone (0600; folders made 0700).
+at all. With ``readers=True`` (the reference service, whose requests run in a thread pool; the local store, whose
+reads must not wait for a sync's writes) each thread reads a file through a connection of its own, so reads run side
+by side (WAL lets readers go on while one writer writes) and only writes take the lock; a thread inside a
+transaction reads through the writing connection, and so sees its own writes. A database file and the files beside
+it are the user's alone (0600; folders made 0700).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -48,7 +51,7 @@ def disk_fault(exc: BaseException, path: str) -> StoreUnwritable | None:
             return None
         if name == "SQLITE_FULL":
             why = "the disk is full"
-        elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM")):
+        elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM")) or (name == "SQLITE_CANTOPEN" and _read_only(path)):
             why = "the folder or the file in it is read-only"
         else:
             why = f"{exc} (is the folder read-only, or the disk full?)"
@@ -57,6 +60,13 @@ def disk_fault(exc: BaseException, path: str) -> StoreUnwritable | None:
     else:
         return None
     return StoreUnwritable(f"Cannot write to {folder}: {why}. Nothing was written; what the folder holds is unharmed.")
+
+
+def _read_only(path: str) -> bool:
+    """Whether this process may not write the database's folder or file (a cleanly closed database in a read-only
+    folder cannot be opened: SQLite must make its ``-wal`` beside it)."""
+    file = Path(path).expanduser()
+    return not os.access(file.parent, os.W_OK) or (file.exists() and not os.access(file, os.W_OK))
 
 
 def _private_database(path: Path) -> None:
@@ -79,7 +89,13 @@ class Database:
     """A SQLite file (or ``":memory:"``) with its migrations applied."""
 
     def __init__(
-        self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = FOLDER_MODE, readers: bool = False
+        self,
+        path: str | Path,
+        migrations: Sequence[str],
+        *,
+        folder_mode: int = FOLDER_MODE,
+        readers: bool = False,
+        reader_cache_kib: int | None = None,
     ) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
@@ -102,21 +118,31 @@ class Database:
             self._raise_fault(exc)
             raise
         self._readers = readers and self.path != MEMORY  # (a memory database lives in its one connection)
+        self._reader_cache_kib = reader_cache_kib  # (SQLite's page cache of each reading connection; None: its own)
         self._local = threading.local()
-        self._opened: list[sqlite3.Connection] = []
+        self._opened: dict[threading.Thread, sqlite3.Connection] = {}  # each reading thread's connection
         self._opened_lock = threading.Lock()  # (not the write lock: a reader opens while a write is under way)
 
     def _reader(self) -> sqlite3.Connection | None:
         """This thread's connection for reads, when reads go side by side; ``None``: read under the lock."""
-        if not self._readers:
+        if not self._readers or getattr(self._local, "writing", False):
             return None
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path)
-            conn.execute("PRAGMA query_only = ON")
+            try:
+                conn.execute("PRAGMA query_only = ON")
+                if self._reader_cache_kib is not None:
+                    conn.execute(f"PRAGMA cache_size = -{int(self._reader_cache_kib)}")
+                conn.execute("PRAGMA schema_version").fetchone()  # (the file opened for reading, or an error now)
+            except sqlite3.Error:
+                conn.close()  # (a folder made read-only since: the writing connection, opened before, still reads)
+                return None
             self._local.conn = conn
             with self._opened_lock:
-                self._opened.append(conn)
+                for ended in [thread for thread in self._opened if not thread.is_alive()]:
+                    self._opened.pop(ended).close()  # (a thread that has ended: its connection is no one's)
+                self._opened[threading.current_thread()] = conn
         return conn
 
     def _migrate(self, migrations: Sequence[str]) -> None:
@@ -146,7 +172,7 @@ class Database:
 
     def close(self) -> None:
         with self._lock, self._opened_lock:
-            for reader in self._opened:
+            for reader in self._opened.values():
                 reader.close()
             self._opened.clear()
             self._conn.close()
@@ -156,6 +182,8 @@ class Database:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The error raised is the first one (SQLite
         may have rolled back by itself, on a full disk); a disk fault becomes :class:`StoreUnwritable`."""
         with self._lock:
+            writing = getattr(self._local, "writing", False)
+            self._local.writing = True  # (this thread's reads meanwhile see what it writes)
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -169,6 +197,8 @@ class Database:
             except sqlite3.Error as exc:
                 self._raise_fault(exc)
                 raise
+            finally:
+                self._local.writing = writing
 
     def _raise_fault(self, exc: BaseException) -> None:
         """Raise ``exc`` as :class:`StoreUnwritable` if it is a disk fault (the caller re-raises the others)."""

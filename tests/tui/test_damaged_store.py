@@ -15,6 +15,7 @@ from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import Service
+from tests.test_disk_faults import no_room
 from tests.tui.conftest import BASE, SIZE, Notes, frozen_clock, loaded, pigeon_for, settle
 
 
@@ -115,8 +116,7 @@ async def test_a_full_disk_during_a_sync_is_one_note_naming_the_folder(service: 
         await loaded(pilot, app)
         await settle(pilot, app, lambda: getattr(app.screen, "synced", False))
         threads = len(store.rows("SELECT id FROM threads"))
-        store.rows("VACUUM")  # this connection's disk is full: the file cannot grow
-        store.rows(f"PRAGMA max_page_count = {store.rows('PRAGMA page_count')[0][0]}")
+        no_room(store)
         rng = random.Random(7)
         for _ in range(40):
             new_message(service.db, None, service.alice.id, rng)

@@ -63,7 +63,7 @@ class MailStore(CacheStore, PagedStore, ViewStore, TriageStore, ScreeningStore, 
     """The local store of one account. ``path`` may be ``":memory:"`` (``pigeon demo``, tests)."""
 
     def __init__(self, path: str | Path) -> None:
-        super().__init__(path, MIGRATIONS, folder_mode=0o700)
+        super().__init__(path, MIGRATIONS, folder_mode=0o700, readers=True)  # (reads never wait for a sync's writes)
 
     def _forget_cached(self) -> None:
         self._kept_contacts = None

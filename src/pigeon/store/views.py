@@ -115,8 +115,10 @@ READERS = (
 class ViewStore(Database):
     """Reading the store as lists."""
 
-    def __init__(self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777) -> None:
-        super().__init__(path, migrations, folder_mode=folder_mode)
+    def __init__(
+        self, path: str | Path, migrations: Sequence[str], *, folder_mode: int = 0o777, readers: bool = False
+    ) -> None:
+        super().__init__(path, migrations, folder_mode=folder_mode, readers=readers, reader_cache_kib=LIST_CACHE_KIB)
         self._conn.execute(f"PRAGMA cache_size = -{LIST_CACHE_KIB}")
         # Counts for the sidebar take a while in a big mailbox: they read on a
         # connection of their own, so the list's reads on the UI's path never wait for them (WAL lets both read).
