@@ -16,6 +16,7 @@ import pytest
 from pigeon.api import PigeonClient
 from pigeon.models import Message
 from pigeon.sqlite import Database
+from pigeon.store.account import OtherAccount
 from pigeon.store.cache import Fetched
 from pigeon.store.mailstore import SCHEMA_VERSION, MailStore
 from pigeon.store.schema import MIGRATIONS
@@ -256,4 +257,87 @@ async def test_text_a_sync_left_unindexed_is_indexed_behind_with_no_service(tmp_
     await core.index_behind()  # what the app does at its start: no sync can reach the service
     assert store.pending_index() == 0
     assert store.count("all", word, now=NOW) >= 1
+    await core.close()
+
+
+class ThreadsFirst(httpx.AsyncBaseTransport):
+    """The service answers the inboxes only once it has answered the first page of threads: a sync that asked for
+    them one after the other would never get its inboxes (and the test fails on the wait)."""
+
+    def __init__(self, service: Service) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.threads_answered = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/inboxes":
+            await asyncio.wait_for(self.threads_answered.wait(), 10)
+        answer = await self.inner.handle_async_request(request)
+        if request.url.path == "/v1/threads":
+            self.threads_answered.set()
+        return answer
+
+
+async def test_the_first_page_of_threads_is_asked_beside_the_inboxes_and_kept_only_once_they_say_whose(
+    tmp_path: Path, service: Service
+) -> None:
+    store = MailStore(tmp_path / "s.sqlite3")
+    async with client_of(service, ThreadsFirst(service)) as alice:
+        report = await sync(alice, store)
+    assert report.threads == len(store.rows("SELECT id FROM threads")) > 0
+    before = store.rows("SELECT id, data FROM threads")
+
+    http = httpx.AsyncClient(transport=ThreadsFirst(service))
+    async with PigeonClient("http://s.test", service.bob.token, http_client=http) as bob:
+        with pytest.raises(OtherAccount):  # (bob's first page had arrived: it is not written)
+            await sync(bob, store)
+    assert store.rows("SELECT id, data FROM threads") == before
+
+
+async def test_while_the_user_waits_the_sync_starts_no_fetch_and_writes_nothing(
+    tmp_path: Path, service: Service
+) -> None:
+    """Opening a thread: the answers of the sync's fetches would keep the event loop busy (and its writes the disk)
+    while the user's thread is read and drawn; they wait, and the sync ends whole after."""
+    from pigeon.config import load_config
+    from pigeon.core.mail import MailCore
+
+    inner = httpx.ASGITransport(app=service.app)
+    held = asyncio.Event()
+    asked: list[str] = []
+    arrived = asyncio.Condition()
+
+    class Held(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if request.url.path == "/v1/messages":
+                asked.append(request.url.params["thread_id"])
+                async with arrived:
+                    arrived.notify_all()
+                await held.wait()
+            return await inner.handle_async_request(request)
+
+    http = httpx.AsyncClient(transport=Held())
+    client = PigeonClient("http://s.test", service.alice.token, http_client=http, max_in_flight=2)
+    store = MailStore(tmp_path / "s.sqlite3")
+    written = asyncio.Event()
+    put_fetched = store.put_fetched
+    loop = asyncio.get_running_loop()
+
+    def told(*args: Any, **kwargs: Any) -> Any:
+        loop.call_soon_threadsafe(written.set)
+        return put_fetched(*args, **kwargs)
+
+    store.put_fetched = told  # type: ignore[method-assign]
+    core = MailCore(load_config(base_url="http://s.test"), store, client=client, save_settings=False)
+    syncing = asyncio.ensure_future(core.sync())
+    async with arrived:
+        await arrived.wait_for(lambda: len(asked) == 2)  # both slots taken, 23 fetches waiting
+    with core.foreground():
+        held.set()  # the two answers come while the user waits
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(written.wait(), 0.5)  # (a window for what must not happen)
+        assert len(asked) == 2  # slots are free, and no fetch took one
+        assert store.rows("SELECT count(*) FROM messages")[0][0] == 0
+    report = await asyncio.wait_for(syncing, 30)
+    assert report.fetched == 25
+    assert store.rows("SELECT count(DISTINCT thread_id) FROM messages")[0][0] == 25
     await core.close()

@@ -146,6 +146,31 @@ async def test_the_users_request_goes_first_even_with_every_slot_taken_and_lists
     assert service.most == 3
 
 
+async def test_while_the_user_waits_no_background_request_starts_and_the_writer_waits_too() -> None:
+    service = Service()
+
+    async def no_wait(_seconds: float) -> None:
+        return None
+
+    transport = httpx.MockTransport(service.handle)
+    async with PigeonClient(
+        "http://s.test", "t", http_client=httpx.AsyncClient(transport=transport), max_in_flight=4, sleep=no_wait
+    ) as client:
+        with client.throttle.held():  # the user opened a thread
+            with client.background():  # a sync's fetches, with free slots
+                fetches = [asyncio.create_task(client.messages.list(SYNCED)) for _ in range(3)]
+            listing = asyncio.create_task(client.messages.list(LISTED))
+            unheld = asyncio.create_task(client.throttle.unheld())
+            await settle()
+            assert service.asked == [LISTED]  # the list went; the fetches wait
+            assert not unheld.done()
+        await asyncio.wait_for(service.until(lambda: service.in_flight == 4), 10)  # the wait over: the fetches go
+        assert service.asked == [LISTED, SYNCED, SYNCED, SYNCED]
+        await unheld
+        service.release.set()
+        await asyncio.gather(listing, *fetches)
+
+
 class Clock:
     """A clock the test moves by hand."""
 

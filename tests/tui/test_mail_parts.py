@@ -4,7 +4,8 @@ driven through the part's own interface (what the mail screen calls) and watched
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -260,8 +261,19 @@ class StoredCore:
         self.contacts: dict[str, object] = {}
         self.config = SimpleNamespace(ui=SimpleNamespace(after_triage=after_triage))
         self.read_ahead_ids: list[str] = []
+        self.read: list[tuple[str, bool]] = []  # each thread read, and whether the user waited for it meanwhile
+        self._waiting = 0
+
+    @contextlib.contextmanager
+    def foreground(self) -> Iterator[None]:
+        self._waiting += 1
+        try:
+            yield
+        finally:
+            self._waiting -= 1
 
     async def stored_thread(self, thread_id: str) -> tuple[Thread, list[Message]]:
+        self.read.append((thread_id, self._waiting > 0))
         thread, messages = self.threads[thread_id]
         return thread, list(messages)
 
@@ -301,6 +313,18 @@ async def test_opening_a_previewed_thread_moves_the_focus_marks_it_read_and_read
         host.after_frame.pop()()
         await settle(pilot, lambda: host.opened == ["t1"] and len(core.read_ahead_ids) == 2)
         assert core.read_ahead_ids == ["t2", "t0"]
+
+
+async def test_an_opened_thread_is_read_while_the_sync_waits_and_a_preview_lets_it_go_on() -> None:
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host, part, core = await reader_scene(pilot, ["t0", "t1"])
+        part.preview("t0")  # the cursor rests on it
+        await settle(pilot, lambda: core.read == [("t0", False)])
+        host.query_one(ThreadList).cursor = 1
+        part.open("t1")  # Enter: the user waits for it
+        await settle(pilot, lambda: host.opened == ["t1"])
+        assert core.read == [("t0", False), ("t1", True)]
 
 
 async def test_a_sync_that_changed_the_thread_being_opened_still_opens_it() -> None:

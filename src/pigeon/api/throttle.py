@@ -10,7 +10,9 @@ The number allowed adapts, as TCP's window does:
 
 A request waiting for a slot goes by its :class:`Priority` (set with :func:`priority`): what the user waits for,
 then lists, then a sync's background fetches; the user's may take one of ``RESERVE`` slots above the number
-allowed, so that opening a thread never waits behind a sync. While a request waits out a busy answer, none starts.
+allowed, so that opening a thread never waits behind a sync. While the user waits for something (:meth:`held`),
+no background request starts: the answers of those already sent would keep the event loop busy while the user's
+own answer is read and drawn. While a request waits out a busy answer, none starts.
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ class Throttle:
         self._span_began = clock()
         self._full_at = -math.inf  # when the last request found every slot taken
         self._pauses = 0  # requests waiting out a "busy" answer; none starts meanwhile
+        self._holds = 0  # the user waits for something: no background request starts meanwhile
+        self._unheld = asyncio.Event()
+        self._unheld.set()
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
 
@@ -128,7 +133,7 @@ class Throttle:
         return Ticket(now, self._cuts)
 
     def _room_for(self, level: Priority) -> bool:
-        if self._pauses:
+        if self._pauses or (self._holds and level == Priority.BACKGROUND):
             return False
         return self.in_flight < int(self.allowed) + (RESERVE if level == Priority.USER else 0)
 
@@ -171,6 +176,24 @@ class Throttle:
         finally:
             self._pauses -= 1
             self._grant()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """While the user waits for something (a thread opened), background requests wait: none starts."""
+        self._holds += 1
+        self._unheld.clear()
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self._unheld.set()
+            self._grant()
+
+    async def unheld(self) -> None:
+        """Return once the user waits for nothing (:meth:`held`): where background work that is not a request
+        (a sync writing what came) lets the user's go first."""
+        await self._unheld.wait()
 
     # --- what the answers say ------------------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ the one-request check ``pigeon status`` makes, and the settings the app saves. N
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,16 @@ class Session:
                 self._client = await asyncio.to_thread(self._make_client)
                 self.on_start_up_stage()
         return self._client
+
+    @contextlib.contextmanager
+    def foreground(self) -> Iterator[None]:
+        """Inside, what the user waits for (a thread opened) has the link to itself: a sync's background fetches
+        start no new request (their answers would keep the event loop busy while the user's is read and drawn)."""
+        if self._client is None:
+            yield
+            return
+        with self._client.throttle.held():
+            yield
 
     def in_flight_words(self) -> str:
         """The requests in flight and why that many, for a sync's progress ("" before the client exists)."""

@@ -181,16 +181,25 @@ async def sync(
     listed: list[Unreadable] = []  # inboxes and threads that could not be read: left out, the rest synced
     new_messages: list[Unreadable] = []  # messages that could not be read and no earlier sync met
     inboxes: list[Inbox] = []
-    async for page in client.inboxes.iter_pages():
-        inboxes += page.items
-        listed += page.skipped
-    account = account_of(inboxes, getattr(client, "base_url", ""))
+    # The first page of threads is asked for beside the inboxes (one round trip less before the first rows); it is
+    # stored only once the inboxes have said whose mail this is.
+    pages = aiter(client.threads.iter_pages())
+    first_page = asyncio.ensure_future(anext(pages, None))
+    try:
+        async for page in client.inboxes.iter_pages():
+            inboxes += page.items
+            listed += page.skipped
+        account = account_of(inboxes, getattr(client, "base_url", ""))
 
-    def keep_inboxes() -> None:
-        store.claim(account)  # whose mail this is, before anything is written: never another account's
-        store.put_inboxes(inboxes)
+        def keep_inboxes() -> None:
+            store.claim(account)  # whose mail this is, before anything is written: never another account's
+            store.put_inboxes(inboxes)
 
-    await asyncio.to_thread(keep_inboxes)
+        await asyncio.to_thread(keep_inboxes)
+    except BaseException:
+        first_page.cancel()
+        await asyncio.gather(first_page, return_exceptions=True)
+        raise
     threads: list[Thread] = []
     changed: list[str] = []
     fetched: asyncio.Queue[Fetched | None] = asyncio.Queue()  # None: every fetch is over
@@ -221,6 +230,7 @@ async def sync(
             last = item is None
             if not batch:
                 continue
+            await client.throttle.unheld()  # (the user's thread is stored and drawn first)
             notes = [note for f in batch for note in f.unreadable]
             if notes:  # (reported only if no earlier sync met them: asked before this batch replaces them)
                 new_messages.extend(await asyncio.to_thread(store.unmet, notes))
@@ -236,7 +246,8 @@ async def sync(
     try:
         # Rows first: each page of the thread list is stored as it arrives (its rows can be shown at once), and
         # the messages of its changed threads are asked for at once, newest first, while the next page loads.
-        async for page in client.threads.iter_pages():
+        page = await first_page
+        while page is not None:
             askable = [t for t in page.items if _askable(t.id)]
             threads += askable
             listed += [*page.skipped, *(_unaskable(t) for t in page.items if not _askable(t.id))]
@@ -246,6 +257,7 @@ async def sync(
             if on_progress is not None and fresh:
                 on_progress(written, len(changed))
             tasks += [asyncio.ensure_future(fetch(thread_id)) for thread_id in fresh]
+            page = await anext(pages, None)
         new_listed = await asyncio.to_thread(store.note_unreadable, listed)
         fetches = asyncio.gather(*tasks)
         either: set[asyncio.Future[Any]] = {fetches, writer}

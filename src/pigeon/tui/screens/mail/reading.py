@@ -9,6 +9,7 @@ changed threads), :attr:`active` / :attr:`open_id`. Up: :class:`ThreadOpened` (t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -180,7 +181,8 @@ class ReaderPart(Part):
 
     async def _load(self, thread_id: str, mark_read: bool, focus: bool) -> None:
         try:
-            await self._read(thread_id, mark_read=mark_read, focus=focus)
+            with self.core.foreground() if focus else contextlib.nullcontext():  # (a preview is not waited for)
+                await self._read(thread_id, mark_read=mark_read, focus=focus)
         finally:
             if self._loading == (thread_id, mark_read, focus):
                 self._loading = None
