@@ -165,19 +165,27 @@ def run_mbsync(port: int, pulls: Path, *, fsync: bool) -> float:
     return seconds
 
 
-def measure(folder: Path, rtts: list[float], runs: int) -> list[Rtt]:
+def measure(folder: Path, rtts: list[float], runs: int, *, app_only: bool = False) -> list[Rtt]:
     token = (folder / "token").read_text().strip()
     marks = landmarks(folder / "app" / "store" / "default.sqlite3")
     results: list[Rtt] = []
     pulls = Path(tempfile.mkdtemp(prefix="pigeon-mbsync-"))
     try:
-        return measure_in(folder, rtts, runs, pulls, token, marks, results)
+        return measure_in(folder, rtts, runs, pulls, token, marks, results, app_only=app_only)
     finally:
         shutil.rmtree(pulls, ignore_errors=True)
 
 
 def measure_in(
-    folder: Path, rtts: list[float], runs: int, pulls: Path, token: str, marks: Landmarks, results: list[Rtt]
+    folder: Path,
+    rtts: list[float],
+    runs: int,
+    pulls: Path,
+    token: str,
+    marks: Landmarks,
+    results: list[Rtt],
+    *,
+    app_only: bool,
 ) -> list[Rtt]:
     maildir = (folder / "maildir").resolve()
     with service(folder / "service.sqlite3") as (base, _pid):
@@ -186,15 +194,16 @@ def measure_in(
             figures = Rtt(rtt)
             with ExitStack() as stack:
                 slowed = stack.enter_context(proxy(port, rtt))
-                imap = stack.enter_context(peer(maildir, rtt)) if maildir.exists() else None
+                imap = stack.enter_context(peer(maildir, rtt)) if maildir.exists() and not app_only else None
                 url = f"http://127.0.0.1:{slowed}"
                 run_sync(url, token)  # unmeasured: caches warm on both sides
                 if imap is not None:
                     run_mbsync(imap, pulls, fsync=False)
                 for _ in range(runs):
-                    seconds, figures.messages, most = run_sync(url, token)
-                    figures.sync_s.append(seconds)
-                    figures.most_in_flight.append(most)
+                    if not app_only:
+                        seconds, figures.messages, most = run_sync(url, token)
+                        figures.sync_s.append(seconds)
+                        figures.most_in_flight.append(most)
                     try:
                         first_row, opened, during = run_app(url, token, marks)
                     except Silent as exc:
@@ -232,8 +241,9 @@ def report(results: list[Rtt], command: str, load: tuple[float, float]) -> str:
             f"{statistics.median(r.sync_s) / statistics.median(r.mbsync_fsync_s):.2f}x" if r.mbsync_fsync_s else "n/a"
         )
         during = f", {sum(r.opened_during_sync)} of {len(r.opened_during_sync)} during it" if r.open_s else ""
+        most = f"{statistics.median(r.most_in_flight):.0f}" if r.most_in_flight else "n/a"
         lines.append(
-            f"| {r.rtt_ms:g} ms | {_median(r.sync_s)} s | {statistics.median(r.most_in_flight):.0f} "
+            f"| {r.rtt_ms:g} ms | {_median(r.sync_s)} s | {most} "
             f"| {_median(r.mbsync_fsync_s)} s | {_median(r.mbsync_s)} s | {ratio} "
             f"| {_median(r.first_row_s, 1000, 0)} ms | {_median(r.open_s, 1000, 0)} ms{during} |"
         )
@@ -246,9 +256,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rtts", default="0,20,80")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--write", action="store_true", help="put the table in docs/performance.md")
+    parser.add_argument("--app-only", action="store_true", help="time the app alone (no sync timed, no mbsync)")
     args = parser.parse_args(argv)
+    if args.write and args.app_only:
+        parser.error("--write needs the whole run, not --app-only")
     before = os.getloadavg()[0]
-    results = measure(args.folder, [float(r) for r in args.rtts.split(",")], args.runs)
+    results = measure(args.folder, [float(r) for r in args.rtts.split(",")], args.runs, app_only=args.app_only)
     command = f"uv run python bench/network_sync.py {args.folder} --rtts {args.rtts} --runs {args.runs}"
     text = report(results, command, (before, os.getloadavg()[0]))
     print(text)
