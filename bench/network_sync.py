@@ -263,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
     before = os.getloadavg()[0]
     results = measure(args.folder, [float(r) for r in args.rtts.split(",")], args.runs, app_only=args.app_only)
     command = f"uv run python bench/network_sync.py {args.folder} --rtts {args.rtts} --runs {args.runs}"
+    command += " --app-only" if args.app_only else ""
     text = report(results, command, (before, os.getloadavg()[0]))
     print(text)
     if args.write:

@@ -98,10 +98,11 @@ def test_a_full_disk_under_pigeon_sync_is_one_line_naming_the_folder(
     before = contents(path)
     connect = pigeon.sqlite.connect
 
-    def full(where: str) -> sqlite3.Connection:  # the disk as a sync finds it: no page more
-        conn = connect(where)
-        conn.execute("VACUUM")
-        conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
+    def full(where: str, *, create: bool = True) -> sqlite3.Connection:  # the disk as a sync finds it: no page more
+        conn = connect(where, create=create)
+        if create:  # (the writing connection: those that only read never grow the file)
+            conn.execute("VACUUM")
+            conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
         return conn
 
     monkeypatch.setattr(pigeon.sqlite, "connect", full)

@@ -707,8 +707,9 @@ def test_a_read_never_waits_for_a_write_under_way_and_a_writer_reads_its_own_wri
         counted: list[int] = []
         reader = threading.Thread(target=lambda: counted.append(store.rows("SELECT count(*) FROM written_to")[0][0]))
         reader.start()
-        reader.join(30)
-        assert counted == [0]  # read at once, before the write is committed (it waited for it before)
+        reader.join(5)
+        assert not reader.is_alive()  # read at once, before the write is committed (it waited for it before)
+        assert counted == [0]
     finally:
         finish.set()
         writer.join(30)
@@ -737,3 +738,24 @@ def test_the_connection_of_a_reading_thread_that_ended_is_closed(tmp_path: Path)
     assert held() <= before + 2  # the last thread's, and one SQLite keeps to reuse (not one for each thread)
     store.close()
     assert held() == 0
+
+
+def test_a_thread_whose_reading_connection_cannot_open_reads_through_the_writing_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder made read-only since the store opened: SQLite cannot open the file again, and mail stays readable."""
+    import pigeon.sqlite
+
+    store = MailStore(tmp_path / "store.sqlite3")
+    store.rows("SELECT 1")  # (this thread's reading connection, opened while it could be)
+
+    def refused(path: str, *, create: bool = True) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(pigeon.sqlite, "connect", refused)
+    counted: list[int] = []
+    reader = threading.Thread(target=lambda: counted.append(store.rows("SELECT count(*) FROM threads")[0][0]))
+    reader.start()
+    reader.join(5)
+    assert counted == [0]
+    store.close()

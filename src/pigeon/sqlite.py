@@ -15,6 +15,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,8 @@ def _read_only(path: str) -> bool:
     """Whether this process may not write the database's folder or file (a cleanly closed database in a read-only
     folder cannot be opened: SQLite must make its ``-wal`` beside it)."""
     file = Path(path).expanduser()
-    return not os.access(file.parent, os.W_OK) or (file.exists() and not os.access(file, os.W_OK))
+    folder = file.parent
+    return (folder.exists() and not os.access(folder, os.W_OK)) or (file.exists() and not os.access(file, os.W_OK))
 
 
 def _private_database(path: Path) -> None:
@@ -77,9 +79,14 @@ def _private_database(path: Path) -> None:
         private_file(Path(f"{path}{suffix}"), create=False)
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """A connection that any thread may use (callers hold the lock), rows readable by name."""
-    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+def connect(path: str, *, create: bool = True) -> sqlite3.Connection:
+    """A connection that any thread may use (callers hold the lock), rows readable by name; not ``create``: only to a
+    database that exists."""
+    if create or path == MEMORY:
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    else:
+        uri = f"file:{urllib.parse.quote(path)}?mode=rw"
+        conn = sqlite3.connect(uri, check_same_thread=False, isolation_level=None, uri=True)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA busy_timeout = 5000")
     return conn
@@ -122,21 +129,26 @@ class Database:
         self._local = threading.local()
         self._opened: dict[threading.Thread, sqlite3.Connection] = {}  # each reading thread's connection
         self._opened_lock = threading.Lock()  # (not the write lock: a reader opens while a write is under way)
+        self._closed = False
 
     def _reader(self) -> sqlite3.Connection | None:
         """This thread's connection for reads, when reads go side by side; ``None``: read under the lock."""
-        if not self._readers or getattr(self._local, "writing", False):
+        if not self._readers or self._closed or getattr(self._local, "writing", False):
             return None
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self.path)
+            if getattr(self._local, "unopened", False):
+                return None
             try:
+                conn = connect(self.path, create=False)  # (a file removed since is not made again, empty)
                 conn.execute("PRAGMA query_only = ON")
                 if self._reader_cache_kib is not None:
                     conn.execute(f"PRAGMA cache_size = -{int(self._reader_cache_kib)}")
                 conn.execute("PRAGMA schema_version").fetchone()  # (the file opened for reading, or an error now)
             except sqlite3.Error:
-                conn.close()  # (a folder made read-only since: the writing connection, opened before, still reads)
+                if conn is not None:
+                    conn.close()
+                self._local.unopened = True  # (a folder made read-only since: the writing connection still reads)
                 return None
             self._local.conn = conn
             with self._opened_lock:
@@ -172,6 +184,7 @@ class Database:
 
     def close(self) -> None:
         with self._lock, self._opened_lock:
+            self._closed = True  # (a thread's read after this fails, as on the writing connection)
             for reader in self._opened.values():
                 reader.close()
             self._opened.clear()

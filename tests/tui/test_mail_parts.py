@@ -262,18 +262,18 @@ class StoredCore:
         self.config = SimpleNamespace(ui=SimpleNamespace(after_triage=after_triage))
         self.read_ahead_ids: list[str] = []
         self.read: list[tuple[str, bool]] = []  # each thread read, and whether the user waited for it meanwhile
-        self._waiting = 0
+        self.waiting = 0  # opens the sync waits for
 
     @contextlib.contextmanager
     def foreground(self) -> Iterator[None]:
-        self._waiting += 1
+        self.waiting += 1
         try:
             yield
         finally:
-            self._waiting -= 1
+            self.waiting -= 1
 
     async def stored_thread(self, thread_id: str) -> tuple[Thread, list[Message]]:
-        self.read.append((thread_id, self._waiting > 0))
+        self.read.append((thread_id, self.waiting > 0))
         thread, messages = self.threads[thread_id]
         return thread, list(messages)
 
@@ -325,6 +325,11 @@ async def test_an_opened_thread_is_read_while_the_sync_waits_and_a_preview_lets_
         part.open("t1")  # Enter: the user waits for it
         await settle(pilot, lambda: host.opened == ["t1"])
         assert core.read == [("t0", False), ("t1", True)]
+        assert core.waiting == 0  # and the sync goes on once it is drawn
+        part.open("t0")
+        part.load("t1", mark_read=False)  # the open under way replaced (a sync changed the thread shown)
+        await settle(pilot, lambda: core.read[-1] == ("t1", False))  # (and the workers done: settle waits for them)
+        assert core.waiting == 0
 
 
 async def test_a_sync_that_changed_the_thread_being_opened_still_opens_it() -> None:

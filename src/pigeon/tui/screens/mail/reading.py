@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 LOADING_DELAY = 0.1
 MARK_READ_DELAY = 0.25
+DRAWN_WITHIN = 0.5  # an open holds the sync until its frame is out, or this long at most
 PREVIEW_DELAY = 0.12  # the cursor rests this long: the reader shows its thread (holding j never waits on it)
 TYPING = 0.4  # moves closer together than this are keys typed in a row; a preview waits at most this long
 
@@ -183,9 +184,18 @@ class ReaderPart(Part):
         try:
             with self.core.foreground() if focus else contextlib.nullcontext():  # (a preview is not waited for)
                 await self._read(thread_id, mark_read=mark_read, focus=focus)
+                if focus:
+                    await self._drawn()
         finally:
             if self._loading == (thread_id, mark_read, focus):
                 self._loading = None
+
+    async def _drawn(self) -> None:
+        """Return once the reader's next frame is out (at most ``DRAWN_WITHIN`` seconds): the sync waits till then."""
+        painted = asyncio.Event()
+        self.widget.call_after_refresh(painted.set)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(painted.wait(), DRAWN_WITHIN)
 
     async def _read(self, thread_id: str, *, mark_read: bool, focus: bool) -> None:
         reader = self.widget
