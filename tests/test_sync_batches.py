@@ -184,6 +184,27 @@ def test_a_message_with_a_lone_surrogate_is_stored_and_read_back(tmp_path: Path)
     store.close()
 
 
+class HeldMessages(httpx.AsyncBaseTransport):
+    """The service, with the message requests it is asked recorded (``asked``, told to ``arrived``) and the first
+    ``holding`` of them (all: None) held until ``held`` is set."""
+
+    def __init__(self, service: Service, holding: int | None = None) -> None:
+        self.inner = httpx.ASGITransport(app=service.app)
+        self.holding = holding
+        self.held = asyncio.Event()
+        self.asked: list[str] = []  # the thread of each message request, in the order they reached the service
+        self.arrived = asyncio.Condition()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/messages":
+            self.asked.append(request.url.params["thread_id"])
+            async with self.arrived:
+                self.arrived.notify_all()
+            if self.holding is None or len(self.asked) <= self.holding:
+                await self.held.wait()
+        return await self.inner.handle_async_request(request)
+
+
 async def test_a_thread_opened_during_a_sync_is_asked_for_before_the_syncs_waiting_fetches(
     tmp_path: Path, service: Service
 ) -> None:
@@ -192,22 +213,9 @@ async def test_a_thread_opened_during_a_sync_is_asked_for_before_the_syncs_waiti
     from pigeon.config import load_config
     from pigeon.core.mail import MailCore
 
-    inner = httpx.ASGITransport(app=service.app)
-    held = asyncio.Event()
-    asked: list[str] = []  # the thread of each message request, in the order they reached the service
-    arrived = asyncio.Condition()
-
-    class Held(httpx.AsyncBaseTransport):
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            if request.url.path == "/v1/messages":
-                asked.append(request.url.params["thread_id"])
-                async with arrived:
-                    arrived.notify_all()
-                if len(asked) <= 2:  # the sync's first two fetches hold both slots
-                    await held.wait()
-            return await inner.handle_async_request(request)
-
-    http = httpx.AsyncClient(transport=Held())
+    transport = HeldMessages(service, holding=2)  # the sync's first two fetches hold both slots
+    held, asked, arrived = transport.held, transport.asked, transport.arrived
+    http = httpx.AsyncClient(transport=transport)
     client = PigeonClient("http://s.test", service.alice.token, http_client=http, max_in_flight=2)
     store = MailStore(tmp_path / "s.sqlite3")
     core = MailCore(load_config(base_url="http://s.test"), store, client=client, save_settings=False)
@@ -301,21 +309,9 @@ async def test_while_the_user_waits_the_sync_starts_no_fetch_and_writes_nothing(
     from pigeon.config import load_config
     from pigeon.core.mail import MailCore
 
-    inner = httpx.ASGITransport(app=service.app)
-    held = asyncio.Event()
-    asked: list[str] = []
-    arrived = asyncio.Condition()
-
-    class Held(httpx.AsyncBaseTransport):
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            if request.url.path == "/v1/messages":
-                asked.append(request.url.params["thread_id"])
-                async with arrived:
-                    arrived.notify_all()
-                await held.wait()
-            return await inner.handle_async_request(request)
-
-    http = httpx.AsyncClient(transport=Held())
+    transport = HeldMessages(service)
+    held, asked, arrived = transport.held, transport.asked, transport.arrived
+    http = httpx.AsyncClient(transport=transport)
     client = PigeonClient("http://s.test", service.alice.token, http_client=http, max_in_flight=2)
     store = MailStore(tmp_path / "s.sqlite3")
     written = asyncio.Event()

@@ -60,11 +60,13 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-def client_for(service: Service, sleep: Callable[[float], Awaitable[None]]) -> PigeonClient:
-    transport = httpx.MockTransport(service.handle)
-    return PigeonClient(
-        "http://s.test", "t", http_client=httpx.AsyncClient(transport=transport), max_in_flight=4, sleep=sleep
-    )
+def client_for(service: Service, sleep: Callable[[float], Awaitable[None]], max_in_flight: int = 4) -> PigeonClient:
+    http = httpx.AsyncClient(transport=httpx.MockTransport(service.handle))
+    return PigeonClient("http://s.test", "t", http_client=http, max_in_flight=max_in_flight, sleep=sleep)
+
+
+async def no_wait(_seconds: float) -> None:
+    return None
 
 
 async def test_requests_in_flight_stay_within_the_bound() -> None:
@@ -122,14 +124,7 @@ USER, LISTED, SYNCED = (f"7d0c4a5e-8d3b-4a53-9d55-1f6d2e0b9a{n}" for n in (21, 2
 
 async def test_the_users_request_goes_first_even_with_every_slot_taken_and_lists_go_before_a_syncs_fetches() -> None:
     service = Service()
-
-    async def no_wait(_seconds: float) -> None:
-        return None
-
-    transport = httpx.MockTransport(service.handle)
-    async with PigeonClient(
-        "http://s.test", "t", http_client=httpx.AsyncClient(transport=transport), max_in_flight=2, sleep=no_wait
-    ) as client:
+    async with client_for(service, no_wait, max_in_flight=2) as client:
         with client.background():  # a sync's fetches: two in flight, five waiting
             fetches = [asyncio.create_task(client.messages.list(SYNCED)) for _ in range(7)]
         await service.until(lambda: service.in_flight == 2)
@@ -148,14 +143,7 @@ async def test_the_users_request_goes_first_even_with_every_slot_taken_and_lists
 
 async def test_while_the_user_waits_no_background_request_starts_and_the_writer_waits_too() -> None:
     service = Service()
-
-    async def no_wait(_seconds: float) -> None:
-        return None
-
-    transport = httpx.MockTransport(service.handle)
-    async with PigeonClient(
-        "http://s.test", "t", http_client=httpx.AsyncClient(transport=transport), max_in_flight=4, sleep=no_wait
-    ) as client:
+    async with client_for(service, no_wait, max_in_flight=4) as client:
         with client.throttle.held():  # the user opened a thread
             with client.background():  # a sync's fetches, with free slots
                 fetches = [asyncio.create_task(client.messages.list(SYNCED)) for _ in range(3)]
