@@ -11,12 +11,13 @@ from textual.pilot import Pilot
 from pigeon.core.listing import PAGE, Listing
 from pigeon.store.mailstore import MailStore
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
 from tests.server.conftest import NOW, Account, Service
-from tests.tui.conftest import SIZE, current_id, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, Notes, current_id, pigeon_for, screen_text, settle
 
 THREADS = PAGE + 60
 
@@ -148,3 +149,93 @@ async def test_a_word_search_begun_before_the_count_is_shown(big: Service, monke
         gate.set()
         await settle(pilot, app, lambda: "Threads · Search" in screen_text(app))
         await settle(pilot, app, lambda: len(threads.source) == matching)
+
+
+def held_count(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Counting a list waits until the returned gate is set."""
+    gate = threading.Event()
+    count = Listing.count
+    monkeypatch.setattr(Listing, "count", lambda listing: (gate.wait(10), count(listing))[1])
+    return gate
+
+
+async def to_page_end(pilot: Pilot[None], threads: ThreadList) -> str:
+    """Walk the cursor page by page to the first page's last row (not G): the thread it is on."""
+    while threads.cursor < PAGE - 1:
+        await pilot.press("pagedown")
+    return current_id(threads)
+
+
+async def test_a_cursor_walked_to_a_first_pages_end_stays_on_its_thread_once_counted(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        gate = held_count(monkeypatch)
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        walked_to = await to_page_end(pilot, threads)
+        gate.set()
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        assert (threads.cursor, current_id(threads)) == (PAGE - 1, walked_to)
+
+
+async def test_g_then_a_step_back_before_the_count_is_not_sent_to_the_end(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        gate = held_count(monkeypatch)
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        await pilot.press("G", "k")
+        await until(pilot, lambda: threads.cursor == PAGE - 2)
+        gate.set()
+        await settle(pilot, app, lambda: len(threads.source) == THREADS)
+        assert threads.cursor == PAGE - 2
+
+
+async def test_shift_j_at_a_first_pages_end_opens_the_next_thread_once_counted(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, notes = pigeon_for(big), Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        beyond = made(app.core.store, "all", counted=True).row(PAGE).id
+        gate = held_count(monkeypatch)
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        await to_page_end(pilot, threads)
+        reader = app.screen.query_one(Reader)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is reader and bool(reader.messages))
+        await pilot.press("J")  # the list's end is not known yet: J waits for the count
+        gate.set()
+        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == beyond)
+        assert current_id(threads) == beyond
+        assert "No more threads" not in notes.text
+
+
+async def test_a_thread_done_at_a_first_pages_end_is_followed_by_the_next_once_counted(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        inbox = made(app.core.store, "inbox", counted=True)
+        assert len(inbox) > PAGE + 1
+        after = inbox.row(PAGE).id  # the thread after the one that will be done
+        gate = held_count(monkeypatch)
+        await pilot.press("6", "1")  # the Inbox shown anew: from its first page
+        await until(pilot, lambda: "Threads · Inbox" in screen_text(app) and len(threads.source) == PAGE)
+        done = await to_page_end(pilot, threads)
+        reader = app.screen.query_one(Reader)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is reader and reader.thread is not None and reader.thread.id == done)
+        await pilot.press("e")  # it leaves the Inbox from the page's last row: the next is beyond the page
+        await until(pilot, lambda: len(threads.source) == PAGE - 1)
+        gate.set()
+        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == after)
+        assert app.focused is reader

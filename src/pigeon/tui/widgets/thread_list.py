@@ -30,7 +30,8 @@ from pigeon.tui.widgets.thread_row import Age, ages, draw_row
 
 class RowSource(Protocol):
     """Where the rows come from: a list in memory, or a table in the local store. A source may also offer
-    ``locate(thread_id) -> int | None``, a thread's index found without reading the rows before it."""
+    ``locate(thread_id) -> int | None``, a thread's index found without reading the rows before it, and ``exact``,
+    false while its length is only its first page's (until it is counted)."""
 
     def __len__(self) -> int: ...
 
@@ -124,11 +125,27 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self._drawn: dict[int, tuple[ThreadRow, Age]] = {}  # what each line on screen was last drawn from
         self._g_pressed_at = 0.0
         self._preparing: Timer | None = None
+        self._when_counted: list[Callable[[], None]] = []
 
     def on_mount(self) -> None:
         self._preparing = self.set_interval(PREPARE_AFTER, self._prepare_beside, pause=True)
 
     # --- data ------------------------------------------------------------------------------------------------
+
+    @property
+    def exact(self) -> bool:
+        """Whether the list's length is known (a list shown from its first page is as long as that page until it
+        is counted)."""
+        return bool(getattr(self.source, "exact", True))
+
+    def when_counted(self, then: Callable[[], None]) -> None:
+        """Call ``then`` once the list's length is known: now if it is, else when a counted list is shown (a new
+        list shown from its first page drops it). The end of a first page is not the list's end: ``G`` or ``J``
+        there waits for the count, a few milliseconds."""
+        if self.exact:
+            then()
+        else:
+            self._when_counted.append(then)
 
     def set_source(self, source: RowSource, *, keep: str | None = None, cursor: int | None = None) -> None:
         """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it (or put it at
@@ -136,7 +153,14 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         moves with it, the cursor staying on its line; a list at its top stays there, showing the new mail, unless
         the cursor would leave it. Rows are cached by what they show, so a row that did not change is not drawn
         again, and when the list did not move, only the lines whose row changed are sent to the terminal (marking a
-        thread read changes one line, not the 40 on screen)."""
+        thread read changes one line, not the 40 on screen). What waited for a count runs once one is shown."""
+        waiting, self._when_counted = self._when_counted, []
+        self._show(source, keep, cursor)
+        if self.exact:
+            for then in waiting:
+                then()
+
+    def _show(self, source: RowSource, keep: str | None, cursor: int | None) -> None:
         top, size = int(self.scroll_offset.y), len(self.source)
         self.source = source
         if len(source) != size or not self.virtual_size.width:  # (set again, it lays the screen out again)
@@ -249,7 +273,9 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self.cursor = 0
 
     def action_last(self) -> None:
-        self.cursor = len(self.source) - 1
+        self.cursor = at = len(self.source) - 1
+        if not self.exact:  # the end of a first page: the list's end once counted, unless the user moved on
+            self.when_counted(lambda: self.action_last() if self.cursor == at and self.has_focus else None)
 
     def action_page_down(self) -> None:
         self.cursor += max(self.size.height - 1, 1)

@@ -115,7 +115,11 @@ class ReaderPart(Part):
     def step(self, delta: int) -> None:
         """J/K in the reader: the next or previous thread of the list opens."""
         thread_list = self.screen.query_one(ThreadList)
-        index = thread_list.cursor + delta
+        at = thread_list.cursor
+        index = at + delta
+        if index >= len(thread_list.source) and not thread_list.exact:  # the end of a first page: count first
+            thread_list.when_counted(lambda: self.step(delta) if thread_list.cursor == at else None)
+            return
         if not 0 <= index < len(thread_list.source):
             self.screen.notify("No more threads." if delta > 0 else "This is the first thread.", markup=False)
             return
@@ -129,6 +133,10 @@ class ReaderPart(Part):
         list the list."""
         thread_list = self.screen.query_one(ThreadList)
         size = len(thread_list.source)
+        if left_at >= size and not thread_list.exact:  # the next may be beyond the first page: count first
+            shown = self.open_id
+            thread_list.when_counted(lambda: self.follow(left_at) if self.open_id == shown else None)
+            return
         how = self.core.config.ui.after_triage
         if size == 0 or how == "list":
             self.widget.clear()

@@ -178,7 +178,7 @@ class ThreadsPart(Part):
 
     async def _count(self, source: Listing, lost: str | None) -> None:
         """Count a list shown from its first page; the cursor goes to the thread it was kept on if that is beyond
-        the page, or to the end if it was at the page's end (G), unless it moved meanwhile."""
+        the page, unless it moved meanwhile."""
         thread_list = self.widget
         at = thread_list.cursor
 
@@ -191,8 +191,6 @@ class ThreadsPart(Part):
             return
         if thread_list.cursor == at and found is not None:
             thread_list.set_source(counted, cursor=found)
-        elif thread_list.cursor == len(source) - 1 > 0:
-            thread_list.set_source(counted, cursor=len(counted) - 1)
         else:
             current = thread_list.current
             thread_list.set_source(counted, keep=current.id if current else None)
