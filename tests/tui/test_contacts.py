@@ -151,6 +151,23 @@ async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: 
         assert on_screen(app, ContactEditor).contact.id == wanted.id
 
 
+async def test_a_key_typed_as_the_editor_opens_adds_to_its_first_field(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("b")
+        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
+        book = on_screen(app, ContactBook)
+        await settle(pilot, app, lambda: len(book.shown) >= 3)
+        await pilot.press("down")
+        wanted = book.shown[1]
+        await pilot.press("enter", "space", "J", "full_stop")  # no wait for the form: the field is not selected
+        await settle(pilot, app, lambda: editor_ready(app))
+        editor = on_screen(app, ContactEditor)
+        assert editor.contact.id == wanted.id
+        assert editor.query_one("#first_name", Input).value == f"{wanted.first_name or ''} J."
+
+
 async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service: Service) -> None:
     contact = sender_contact(service)
     app = pigeon_for(service)

@@ -230,17 +230,15 @@ class PigeonApp(ReportsFailures, App[None]):
         rows.sort(key=lambda row: (not row[2], row[2] or row[1]))
         self.push_screen(HelpScreen(context, rows))
 
-    @work(group="editor", exit_on_error=False, description="opening the contact")
     async def on_edit_contact(self, event: EditContact) -> None:
+        """The editor, mounted before the App takes its next key: keys typed as it opens reach its first field."""
         from pigeon.tui.screens.contacts.editor import ContactEditor  # loads on first use
-
-        draft = await self.core.contact_draft(event.contact.id)
 
         def saved(contact: Contact | None) -> None:
             if contact is not None:
                 self.tell_screens(lambda: ContactSaved(contact))
 
-        await self.push_screen(ContactEditor(self.core, event.contact, draft), saved)
+        await self.push_screen(ContactEditor(self.core, event.contact), saved)
 
     def on_edit_draft(self, event: EditDraft) -> None:
         """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then review it (or,
