@@ -89,3 +89,16 @@ async def test_a_key_is_shown_cleaned_whatever_it_holds(service: Service) -> Non
         shown = app.get_key_display(Binding("x", "noop", key_display="\x1b]2;pwned\x07x"))
         assert "\x1b" not in shown
         assert "\x07" not in shown
+
+
+async def test_the_lists_keys_leave_while_it_loads_and_come_back_after(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        assert app.focused is threads
+        threads.loading = True  # (as in a first sync: Textual runs no key of a loading widget)
+        app.screen.refresh_bindings()  # (keys changed elsewhere meanwhile: the bar works them out again)
+        await settle(pilot, app, lambda: " Open " not in bar_text(bar))
+        threads.loading = False
+        await settle(pilot, app, lambda: " Open " in bar_text(bar))

@@ -130,6 +130,11 @@ class ThreadList(ScrollView, Pane, can_focus=True):
     def on_mount(self) -> None:
         self._preparing = self.set_interval(PREPARE_AFTER, self._prepare_beside, pause=True)
 
+    def watch_loading(self, loading: bool) -> None:
+        """A loading widget's keys are not active (Textual), and Textual does not say when they are again: the
+        key bar is told both ways."""
+        self.refresh_bindings()
+
     # --- data ------------------------------------------------------------------------------------------------
 
     @property
