@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from pigeon.store.mailstore import MailStore
 from pigeon.store.sync import recipients_of, who_of
@@ -26,6 +27,7 @@ after_first_frame = MainScreen.after_first_frame
 def probe(self):
     heavy = ("pydantic", "pydantic_settings", "pigeon.models", "httpx", "keyring", "inscriptis", "fastapi", "email")
     seen["rows"] = len(self.query_one(ThreadList).source)
+    seen["status"] = self.status
     seen["loaded"] = sorted(name for name in heavy if name in sys.modules)
     after_first_frame(self)
 
@@ -52,10 +54,24 @@ def test_the_first_frame_needs_neither_pydantic_nor_httpx_nor_the_email_package(
         ]
     )
     store.close()
+    seen = first_frame(tmp_path)
+    assert seen["rows"] == 20
+    assert seen["loaded"] == []
+    assert "Checking for mail" not in seen["status"]  # the sync waits until the stored mail is on screen
+
+
+def test_with_nothing_stored_the_first_frame_is_already_checking_for_mail(tmp_path: Path) -> None:
+    seen = first_frame(tmp_path)
+    assert seen["rows"] == 0
+    assert "Checking for mail" in seen["status"]
+
+
+def first_frame(home: Path) -> dict[str, Any]:
+    """What the probe saw when the first frame was on screen, for a profile in ``home``."""
     env = {
         **os.environ,
-        "PIGEON_DATA_DIR": str(tmp_path / "data"),
-        "PIGEON_CONFIG_DIR": str(tmp_path / "config"),
+        "PIGEON_DATA_DIR": str(home / "data"),
+        "PIGEON_CONFIG_DIR": str(home / "config"),
         "PIGEON_TOKEN": "probe",
         "TEXTUAL": "headless",
     }
@@ -63,6 +79,5 @@ def test_the_first_frame_needs_neither_pydantic_nor_httpx_nor_the_email_package(
         [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["rows"] == 20
-    assert seen["loaded"] == []
+    seen: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return seen

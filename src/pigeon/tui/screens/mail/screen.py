@@ -65,6 +65,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.handoff = HandOffPart(self, core)
         self.triage = TriagePart(self, core, self.threads.change)
         self.attention = AttentionPart(self, core, self.threads.change)
+        self._sync_first = False  # nothing was stored to show: the first sync started with the screen
 
     def draw_key(self, *widgets: Widget) -> None:
         """Draw what a key changed in ``widgets`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
@@ -93,14 +94,18 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.query_one(Reader).title = "Message"
         self.show_threads()  # the list's rows, from the store at once: nothing else is read before the first frame
         self.set_interval(SNOOZE_DUE_CHECK, self.show_threads)
+        self._sync_first = not len(self.query_one(ThreadList).source)
+        if self._sync_first:  # nothing stored to show: the sync is all the user waits for, and starts at once
+            self.live.refresh()
         self.call_after_refresh(self.after_first_frame)
 
     def after_first_frame(self) -> None:
         """What the first frame does not need: saved inboxes and contacts (pydantic models), then the sync
-        (httpx). Both load modules, in threads; they start a moment after the first frame so that the terminal
-        has all of it first."""
+        (aiohttp). Both load modules, in threads; they start a moment after the first frame so that the terminal
+        has all of it first, unless there is no stored mail to show (then the sync began with the screen)."""
         self.set_timer(BACKGROUND_START_DELAY, self.load_saved)
-        self.set_timer(BACKGROUND_START_DELAY, self.live.refresh)
+        if not self._sync_first:
+            self.set_timer(BACKGROUND_START_DELAY, self.live.refresh)
 
     @work(group="saved", exit_on_error=False, description="reading saved inboxes and contacts")
     async def load_saved(self) -> None:
