@@ -197,6 +197,40 @@ async def test_the_list_shown_during_a_sync_keeps_saying_the_syncs_progress_not_
         assert host.said[-1] == "3 threads"  # the sync over: the count stays
 
 
+class ListedLaterCore(HeldCore):
+    """A sync whose thread list gains a page after a thread was fetched, and that waits until told to end."""
+
+    async def sync(self, on_progress: Callable[[int, int], None] | None = None) -> object:
+        assert on_progress is not None
+        for done, total in ((0, 10), (3, 10), (3, 20), (5, 20)):
+            on_progress(done, total)
+        await self.end.wait()
+        return SimpleNamespace(skipped=(), changed=(), new_messages=())
+
+
+async def test_a_syncs_progress_says_more_threads_listed_only_once_the_list_shows_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(live_part, "PROGRESS_INTERVAL", 0.0)
+    monkeypatch.setattr(live_part, "PROGRESS_LIST_DELAY", 0.01)
+    core = ListedLaterCore(poll_interval=600.0)
+    app = CountingHostApp()
+    async with app.run_test() as pilot:
+        host = cast(CountingHost, app.screen)
+        live = LivePart(host, cast(MailCore, core), host)
+        live.refresh()
+        for _ in range(500):  # (not settle: it waits for the held sync's worker) the rows, then the list again
+            if host.shown == 2:
+                break
+            await pilot.pause(0.01)
+        said = host.said[1:]
+        shown_again = said.index("2 threads")
+        assert not any("of 20" in line for line in said[:shown_again])  # not before the list shows them
+        assert said[shown_again + 1] == "Syncing 5 of 20… 12 in flight (growing: answers are quick)"
+        core.end.set()
+        await settle(pilot, lambda: live.synced)
+
+
 async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_and_regularly_once_mail_comes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -68,6 +68,7 @@ class LivePart(Part):
         self._check_timer: Timer | None = None
         self._progress_timer: Timer | None = None
         self._progress: Content | None = None  # what a sync under way last said of its progress
+        self._listing = (0, 0)  # the threads a first sync has listed: so far, and as the list last showed them
         self._arrived: dict[str, tuple[str, str]] = {}  # new mail to announce, by message id
         self._announce_timer: Timer | None = None
 
@@ -124,9 +125,11 @@ class LivePart(Part):
     async def _sync(self) -> None:
         announce = self.synced  # a first sync stores every message new: only later ones bring new mail
         last_shown = 0.0
+        self._listing = (0, 0)
 
         def progress(done: int, total: int) -> None:
             nonlocal last_shown
+            self._listing = (total, self._listing[1])
             if done == 0:  # the thread list has arrived: its rows now, the messages (senders, text) fill in behind
                 last_shown = time.monotonic()
                 self._say_progress(Content.styled(f"Syncing 0 of {total}…", "italic"))
@@ -136,7 +139,11 @@ class LivePart(Part):
                 return  # a big first sync reports every thread: the list is drawn a few times a second, no more
             last_shown = time.monotonic()
             in_flight = self.core.in_flight_words() if done < total else ""
-            self._say_progress(Content.styled(f"Syncing {done} of {total}… {in_flight}".rstrip(), "italic"))
+            said = Content.styled(f"Syncing {done} of {total}… {in_flight}".rstrip(), "italic")
+            if total == self._listing[1]:
+                self._say_progress(said)
+            else:  # more threads listed than the list shows: said with them, when it shows them
+                self._progress = said
             if self._progress_timer is None:
                 self._progress_timer = self.screen.set_timer(PROGRESS_LIST_DELAY, self._progress_refresh)
 
@@ -184,6 +191,7 @@ class LivePart(Part):
 
     def _progress_refresh(self) -> None:
         self._progress_timer = None
+        self._listing = (self._listing[0], self._listing[0])
         self.screen.query_one(ThreadList).loading = False  # rows to show: no loading cover over them
         self.shown.show_threads()
         if self._progress is not None:  # the count the list says as it shows gives way to the sync's progress
