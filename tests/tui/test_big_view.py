@@ -208,10 +208,12 @@ async def test_shift_j_at_a_first_pages_end_opens_the_next_thread_once_counted(
         await pilot.press("6")
         await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
         await to_page_end(pilot, threads)
+        assert threads.source.row(PAGE - 1).unread
         reader = app.screen.query_one(Reader)
         await pilot.press("enter")
         await until(pilot, lambda: app.focused is reader and bool(reader.messages))
         await pilot.press("J")  # the list's end is not known yet: J waits for the count
+        await until(pilot, lambda: not threads.source.row(PAGE - 1).unread)  # marked read: the list shown again
         gate.set()
         await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == beyond)
         assert current_id(threads) == beyond
@@ -239,3 +241,20 @@ async def test_a_thread_done_at_a_first_pages_end_is_followed_by_the_next_once_c
         gate.set()
         await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == after)
         assert app.focused is reader
+
+
+async def test_g_waiting_for_a_count_does_not_follow_into_another_view(
+    big: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = pigeon_for(big)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        gate = held_count(monkeypatch)
+        await pilot.press("6")
+        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        await pilot.press("G", "1")  # the Inbox, shown counted at once (its cursor kept near the page's end)
+        await until(pilot, lambda: "Threads · Inbox" in screen_text(app))
+        gate.set()
+        await settle(pilot, app)
+        assert len(threads.source) > PAGE
+        assert threads.cursor < PAGE  # where the thread was kept, not the Inbox's end

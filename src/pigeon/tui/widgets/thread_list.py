@@ -131,39 +131,41 @@ class ThreadList(ScrollView, Pane, can_focus=True):
         self._preparing = self.set_interval(PREPARE_AFTER, self._prepare_beside, pause=True)
 
     def watch_loading(self, loading: bool) -> None:
-        """A loading widget's keys are not active (Textual), and Textual does not say when they are again: the
-        key bar is told both ways."""
-        self.refresh_bindings()
+        self.refresh_bindings()  # (Textual runs no key of a loading widget, and says so to no key bar)
 
     # --- data ------------------------------------------------------------------------------------------------
 
     @property
     def exact(self) -> bool:
-        """Whether the list's length is known (a list shown from its first page is as long as that page until it
-        is counted)."""
+        """Whether the list's length is known (a first page is as long as itself until counted)."""
         return bool(getattr(self.source, "exact", True))
 
     def when_counted(self, then: Callable[[], None]) -> None:
-        """Call ``then`` once the list's length is known: now if it is, else when a counted list is shown (a new
-        list shown from its first page drops it). The end of a first page is not the list's end: ``G`` or ``J``
-        there waits for the count, a few milliseconds."""
+        """Call ``then`` once the list's length is known: now if it is, else when this list is shown counted
+        (another list shown drops it). The end of a first page is not the list's end: ``G`` or ``J`` there waits
+        for the count, a few milliseconds."""
         if self.exact:
             then()
         else:
             self._when_counted.append(then)
 
-    def set_source(self, source: RowSource, *, keep: str | None = None, cursor: int | None = None) -> None:
+    def set_source(
+        self, source: RowSource, *, keep: str | None = None, cursor: int | None = None, same: bool = False
+    ) -> None:
         """Show ``source``; keep the cursor on thread ``keep`` if it is still there, else clamp it (or put it at
         ``cursor``, found beforehand with :meth:`find`). When rows come or go above the cursor, a scrolled list
         moves with it, the cursor staying on its line; a list at its top stays there, showing the new mail, unless
         the cursor would leave it. Rows are cached by what they show, so a row that did not change is not drawn
         again, and when the list did not move, only the lines whose row changed are sent to the terminal (marking a
-        thread read changes one line, not the 40 on screen). What waited for a count runs once one is shown."""
-        waiting, self._when_counted = self._when_counted, []
+        thread read changes one line, not the 40 on screen). ``same``: the list shown before, read again or
+        counted: what waits for its count goes on waiting, or runs if it is counted."""
+        waiting, self._when_counted = (self._when_counted if same else []), []
         self._show(source, keep, cursor)
-        if self.exact:
-            for then in waiting:
-                then()
+        if not self.exact:
+            self._when_counted = waiting
+            return
+        for then in waiting:
+            then()
 
     def _show(self, source: RowSource, keep: str | None, cursor: int | None) -> None:
         top, size = int(self.scroll_offset.y), len(self.source)

@@ -118,7 +118,7 @@ class ReaderPart(Part):
         at = thread_list.cursor
         index = at + delta
         if index >= len(thread_list.source) and not thread_list.exact:  # the end of a first page: count first
-            thread_list.when_counted(lambda: self.step(delta) if thread_list.cursor == at else None)
+            thread_list.when_counted(lambda: self.step(delta) if thread_list.cursor == at and self.active else None)
             return
         if not 0 <= index < len(thread_list.source):
             self.screen.notify("No more threads." if delta > 0 else "This is the first thread.", markup=False)
@@ -133,11 +133,12 @@ class ReaderPart(Part):
         list the list."""
         thread_list = self.screen.query_one(ThreadList)
         size = len(thread_list.source)
-        if left_at >= size and not thread_list.exact:  # the next may be beyond the first page: count first
-            shown = self.open_id
+        how = self.core.config.ui.after_triage
+        shown = self.open_id
+        if how == "next" and left_at >= size and not thread_list.exact and shown is not None:
+            # the next may be beyond the first page: once counted, unless the user has moved on
             thread_list.when_counted(lambda: self.follow(left_at) if self.open_id == shown else None)
             return
-        how = self.core.config.ui.after_triage
         if size == 0 or how == "list":
             self.widget.clear()
             self.screen.remove_class("zoomed")

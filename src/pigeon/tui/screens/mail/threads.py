@@ -140,8 +140,9 @@ class ThreadsPart(Part):
             # Another list's count comes after its first page (the same list shown again is counted at once: its
             # length stays put), unless the cursor's thread is kept beyond that page.
             shown, self._shown = self._shown, (self.view, self.filter_text, self.inbox_id, self.sort)
-            counted = shown == self._shown or (keep and self.widget.cursor + KEEP_SEARCH >= PAGE)
-            self._show_source(make(counted=counted), cursor=None if keep else 0)
+            same = shown == self._shown
+            counted = same or (keep and self.widget.cursor + KEEP_SEARCH >= PAGE)
+            self._show_source(make(counted=counted), cursor=None if keep else 0, same=same)
 
     async def _search(self, make: Callable[[], Listing], version: int, keep: bool) -> None:
         await asyncio.sleep(SEARCH_DELAY)  # typing on: this search is replaced before it reads anything
@@ -160,15 +161,16 @@ class ThreadsPart(Part):
         if version == self._version:  # nothing newer was shown meanwhile
             self._show_source(source, cursor=found if found is not None else near)
 
-    def _show_source(self, source: Listing, *, cursor: int | None = None) -> None:
+    def _show_source(self, source: Listing, *, cursor: int | None = None, same: bool = False) -> None:
+        """Show ``source`` (``same``: the list shown before, read again) and count it after if it is a first page."""
         thread_list = self.widget
         kept: str | None = None
         if cursor is not None:
-            thread_list.set_source(source, cursor=cursor)
+            thread_list.set_source(source, cursor=cursor, same=same)
         else:
             current = thread_list.current if len(thread_list.source) else None
             kept = current.id if current else None
-            thread_list.set_source(source, keep=kept)
+            thread_list.set_source(source, keep=kept, same=same)
         self.update_status(len(source))
         self.refresh_sidebar()
         if isinstance(source, Listing) and not source.exact:
@@ -190,10 +192,10 @@ class ThreadsPart(Part):
         if thread_list.source is not source:  # (a list shown since will be counted in its turn)
             return
         if thread_list.cursor == at and found is not None:
-            thread_list.set_source(counted, cursor=found)
+            thread_list.set_source(counted, cursor=found, same=True)
         else:
             current = thread_list.current
-            thread_list.set_source(counted, keep=current.id if current else None)
+            thread_list.set_source(counted, keep=current.id if current else None, same=True)
         self.update_status()
 
     def refresh_sidebar(self) -> None:
@@ -360,12 +362,12 @@ class ThreadsPart(Part):
             return result, fresh, found, max(before - after, 0), left
 
         result, fresh, found, left, watched_left = await asyncio.to_thread(run)
-        if fresh is not None and version == self._version:  # the list is still the one this changed
+        if fresh is not None and version == self._version and thread_list.source is old:  # (not since counted)
             self._version += 1
             if thread_list.cursor == near:
-                self._show_source(fresh, cursor=found if found is not None else near)
+                self._show_source(fresh, cursor=found if found is not None else near, same=True)
             else:  # a key moved the cursor meanwhile: keep the thread it is on now
-                self._show_source(fresh)
+                self._show_source(fresh, same=True)
         else:
             self.show()
         return Changed(result, left, watched_left, near)
