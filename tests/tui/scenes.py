@@ -92,9 +92,9 @@ def pigeon_app(pilot: Pilot[None]) -> PigeonApp:
 
 
 def editor_ready(app: PigeonApp) -> bool:
-    """The contact editor is shown, has looked for a draft, and has put the focus on its first field."""
-    focused, screen = app.focused, app.screen
-    return isinstance(screen, ContactEditor) and screen.checked and focused is not None and focused.id == "first_name"
+    """The contact editor is shown and has put the focus on its first field (its form is mounted)."""
+    focused = app.focused
+    return isinstance(app.screen, ContactEditor) and focused is not None and focused.id == "first_name"
 
 
 async def settle(pilot: Pilot[None], until: Callable[[], bool] = lambda: True, within: float = 20.0) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 
 import httpx
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input, Label, Select, SelectionList, Static, TextArea
 
@@ -14,7 +16,7 @@ from pigeon.api import PigeonClient
 from pigeon.config import load_config
 from pigeon.core.contacts import ContactForm, FormInvalid, changes, validate
 from pigeon.models import Contact
-from pigeon.store.contact_drafts import ContactDrafts
+from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.messages import EditContact
 from pigeon.tui.screens.contacts.book import ContactBook
@@ -151,7 +153,9 @@ async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: 
         assert on_screen(app, ContactEditor).contact.id == wanted.id
 
 
-async def test_a_key_typed_as_the_editor_opens_adds_to_its_first_field(service: Service) -> None:
+async def test_keys_typed_while_the_editor_opens_reach_its_first_field(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
@@ -161,11 +165,25 @@ async def test_a_key_typed_as_the_editor_opens_adds_to_its_first_field(service: 
         await settle(pilot, app, lambda: len(book.shown) >= 3)
         await pilot.press("down")
         wanted = book.shown[1]
-        await pilot.press("enter", "space", "J", "full_stop")  # no wait for the form: the field is not selected
+        asked, gate = asyncio.Event(), asyncio.Event()
+        draft_of = app.core.contact_draft
+
+        async def held(contact_id: str | None) -> ContactDraft | None:  # the editor is on its way meanwhile
+            asked.set()
+            await gate.wait()
+            return await draft_of(contact_id)
+
+        monkeypatch.setattr(app.core, "contact_draft", held)
+        app.post_message(events.Key("enter", "\r"))
+        await asyncio.wait_for(asked.wait(), 10)  # (not the pilot's pause: it waits for the App, which waits here)
+        for key, character in (("space", " "), ("J", "J"), ("full_stop", ".")):
+            app.post_message(events.Key(key, character))
+        gate.set()
         await settle(pilot, app, lambda: editor_ready(app))
         editor = on_screen(app, ContactEditor)
         assert editor.contact.id == wanted.id
-        assert editor.query_one("#first_name", Input).value == f"{wanted.first_name or ''} J."
+        assert editor.query_one("#first_name", Input).value == f"{wanted.first_name or ''} J."  # added, not replacing
+        assert book.query_one("#book-search", Input).value == ""
 
 
 async def test_editing_every_kind_of_field_patches_and_shows_everywhere(service: Service) -> None:

@@ -231,14 +231,17 @@ class PigeonApp(ReportsFailures, App[None]):
         self.push_screen(HelpScreen(context, rows))
 
     async def on_edit_contact(self, event: EditContact) -> None:
-        """The editor, mounted before the App takes its next key: keys typed as it opens reach its first field."""
+        """The editor, with a draft kept from a failed save. Not a worker: the App takes no other key until the
+        editor is mounted, so keys typed as it opens reach its first field (reading the draft is one small read)."""
         from pigeon.tui.screens.contacts.editor import ContactEditor  # loads on first use
+
+        draft = await self.core.contact_draft(event.contact.id)
 
         def saved(contact: Contact | None) -> None:
             if contact is not None:
                 self.tell_screens(lambda: ContactSaved(contact))
 
-        await self.push_screen(ContactEditor(self.core, event.contact), saved)
+        await self.push_screen(ContactEditor(self.core, event.contact, draft), saved)
 
     def on_edit_draft(self, event: EditDraft) -> None:
         """Hand the terminal to the user's editor on the draft (the app suspended meanwhile), then review it (or,

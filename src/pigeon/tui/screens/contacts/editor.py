@@ -3,7 +3,6 @@ changed; a mistake is shown at its field; a failed save keeps the edit on disk u
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -12,7 +11,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from pigeon.core.contacts import (
@@ -90,72 +88,54 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
         Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False),
     ]
 
-    def __init__(self, core: MailCore, contact: Contact) -> None:
+    def __init__(self, core: MailCore, contact: Contact, draft: ContactDraft | None = None) -> None:
         super().__init__()
         self.core = core
         self.contact = contact
         self.original = ContactForm.of(contact)
-        self.restored: ContactDraft | None = None
-        self.start = self.original
-        self.checked = False
-        """Whether the store was asked for a draft of this contact (kept from a failed save)."""
+        self.restored = draft
+        self.start = ContactForm.from_json(draft.fields) if draft else self.original
         self._marked = False  # fields are marked with errors: edits check them again
 
     def compose(self) -> ComposeResult:
-        yield VerticalScroll(*self.fields(), id="editor")
-        yield KeyBar()
-
-    def fields(self) -> Iterator[Widget]:
-        """The form, filled from :attr:`start` (the contact, or a draft restored)."""
-        yield Static(
-            Content.assemble(Content.styled("Edit contact  ", "bold"), safe_line(self.contact.name or "(no name)")),
-            markup=False,
-        )
-        if self.restored is not None:
+        with VerticalScroll(id="editor"):
             yield Static(
-                Content.styled(
-                    f"Restored unsaved changes from {self.restored.saved_at:%Y-%m-%d %H:%M} UTC"
-                    f"{' (' + clean_line(self.restored.reason) + ')' if self.restored.reason else ''}. "
-                    "Save with ctrl+s, or ctrl+d to discard them.",
-                    "$warning",
-                ),
-                id="restored",
+                Content.assemble(Content.styled("Edit contact  ", "bold"), safe_line(self.contact.name or "(no name)")),
                 markup=False,
             )
-        yield Static("", id="editor-status", markup=False)  # at the top: where a failed save is looked for
-        for name, label in (("first_name", "First name"), ("last_name", "Last name")):
-            yield Label(label)
-            # (a field gets the cursor at its end, not selected: a key typed as the form opens adds to it)
-            yield TextInput(on_screen(getattr(self.start, name)), id=name, classes="name", select_on_focus=False)
-            yield Label("", id=f"{name}-error", classes="field-error")
-        for kind, title in KIND_TITLES.items():
-            yield Label(title, classes="section")
-            rows = [EntryRow(kind, entry) for entry in getattr(self.start, kind)]
-            yield Vertical(*rows, id=kind, classes="entries")
-            yield Button(f"+ Add {title.lower().rstrip('s')}", id=f"add-{kind}", classes="add")
-        yield Label("Metadata (a JSON object)", classes="section")
-        yield TextArea(self.start.metadata_text, id="metadata", language=None, soft_wrap=True)
-        yield Label("", id="metadata-error", classes="field-error")
-        yield Horizontal(Button("Save", id="save", variant="primary"), Button("Cancel", id="cancel"), classes="buttons")
+            if self.restored is not None:
+                yield Static(
+                    Content.styled(
+                        f"Restored unsaved changes from {self.restored.saved_at:%Y-%m-%d %H:%M} UTC"
+                        f"{' (' + clean_line(self.restored.reason) + ')' if self.restored.reason else ''}. "
+                        "Save with ctrl+s, or ctrl+d to discard them.",
+                        "$warning",
+                    ),
+                    id="restored",
+                    markup=False,
+                )
+            yield Static("", id="editor-status", markup=False)  # at the top: where a failed save is looked for
+            for name, label in (("first_name", "First name"), ("last_name", "Last name")):
+                yield Label(label)
+                # (a field gets the cursor at its end, not selected: a key typed as the form opens adds to it)
+                yield TextInput(on_screen(getattr(self.start, name)), id=name, classes="name", select_on_focus=False)
+                yield Label("", id=f"{name}-error", classes="field-error")
+            for kind, title in KIND_TITLES.items():
+                yield Label(title, classes="section")
+                with Vertical(id=kind, classes="entries"):
+                    for entry in getattr(self.start, kind):
+                        yield EntryRow(kind, entry)
+                yield Button(f"+ Add {title.lower().rstrip('s')}", id=f"add-{kind}", classes="add")
+            yield Label("Metadata (a JSON object)", classes="section")
+            yield TextArea(self.start.metadata_text, id="metadata", language=None, soft_wrap=True)
+            yield Label("", id="metadata-error", classes="field-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Save", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+        yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#first_name", Input).focus()
-        self._restore()
-
-    @work(group="draft", exit_on_error=False, description="looking for unsaved changes")
-    async def _restore(self) -> None:
-        """A draft kept from a failed save is the form's start. It is looked for once the form is up, so keys
-        typed as the editor opens reach its first field rather than the screen before."""
-        try:
-            draft = await self.core.contact_draft(self.contact.id)
-            if draft is not None:
-                self.restored, self.start = draft, ContactForm.from_json(draft.fields)
-                form = self.query_one("#editor", VerticalScroll)
-                await form.remove_children()
-                await form.mount_all(list(self.fields()))
-                self.query_one("#first_name", Input).focus()
-        finally:
-            self.checked = True
+        self.set_focus(self.query_one("#first_name", Input), scroll_visible=False)  # (now: keys typed ahead wait)
 
     # --- the form ---------------------------------------------------------------------------------------------
 
