@@ -98,7 +98,6 @@ async def test_the_lists_keys_leave_while_it_loads_and_come_back_after(service: 
         bar = app.screen.query_one(KeyBar)
         assert app.focused is threads
         threads.loading = True  # (as in a first sync: Textual runs no key of a loading widget)
-        app.screen.refresh_bindings()  # (keys changed elsewhere meanwhile: the bar works them out again)
         await settle(pilot, app, lambda: " Open " not in bar_text(bar))
         threads.loading = False
         await settle(pilot, app, lambda: " Open " in bar_text(bar))

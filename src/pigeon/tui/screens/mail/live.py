@@ -68,7 +68,7 @@ class LivePart(Part):
         self._check_timer: Timer | None = None
         self._progress_timer: Timer | None = None
         self._progress: Content | None = None  # what a sync under way last said of its progress
-        self._listing = (0, 0)  # the threads a first sync has listed: so far, and as the list last showed them
+        self._listing = (0, 0)  # the threads a sync has listed: so far, and as the list last showed them
         self._arrived: dict[str, tuple[str, str]] = {}  # new mail to announce, by message id
         self._announce_timer: Timer | None = None
 

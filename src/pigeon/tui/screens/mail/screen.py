@@ -65,7 +65,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.handoff = HandOffPart(self, core)
         self.triage = TriagePart(self, core, self.threads.change)
         self.attention = AttentionPart(self, core, self.threads.change)
-        self._sync_first = False  # nothing was stored to show: the first sync started with the screen
+        self._sync_first = False  # the list had no row to show: the first sync started with the screen
 
     def draw_key(self, *widgets: Widget) -> None:
         """Draw what a key changed in ``widgets`` now (on the fast path; see :mod:`pigeon.tui.fast_path`)."""
@@ -95,14 +95,14 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.show_threads()  # the list's rows, from the store at once: nothing else is read before the first frame
         self.set_interval(SNOOZE_DUE_CHECK, self.show_threads)
         self._sync_first = not len(self.query_one(ThreadList).source)
-        if self._sync_first:  # nothing stored to show: the sync is all the user waits for, and starts at once
+        if self._sync_first:  # no row to show (a fresh account): the sync is all the user waits for, at once
             self.live.refresh()
         self.call_after_refresh(self.after_first_frame)
 
     def after_first_frame(self) -> None:
         """What the first frame does not need: saved inboxes and contacts (pydantic models), then the sync
         (aiohttp). Both load modules, in threads; they start a moment after the first frame so that the terminal
-        has all of it first, unless there is no stored mail to show (then the sync began with the screen)."""
+        has all of it first, unless the list had no row to show (then the sync began with the screen)."""
         self.set_timer(BACKGROUND_START_DELAY, self.load_saved)
         if not self._sync_first:
             self.set_timer(BACKGROUND_START_DELAY, self.live.refresh)
