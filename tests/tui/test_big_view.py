@@ -159,6 +159,17 @@ def held_count(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     return gate
 
 
+async def first_page_held(
+    pilot: Pilot[None], app: PigeonApp, monkeypatch: pytest.MonkeyPatch, keys: str = "6", title: str = "All"
+) -> tuple[ThreadList, threading.Event]:
+    """Once synced, ``keys`` show the view ``title`` with its count held: the list, and the gate that lets it go."""
+    threads = await synced(pilot, app)
+    gate = held_count(monkeypatch)
+    await pilot.press(*keys)
+    await until(pilot, lambda: f"Threads · {title}" in screen_text(app) and len(threads.source) == PAGE)
+    return threads, gate
+
+
 async def to_page_end(pilot: Pilot[None], threads: ThreadList) -> str:
     """Walk the cursor page by page to the first page's last row (not G): the thread it is on."""
     while threads.cursor < PAGE - 1:
@@ -171,10 +182,7 @@ async def test_a_cursor_walked_to_a_first_pages_end_stays_on_its_thread_once_cou
 ) -> None:
     app = pigeon_for(big)
     async with app.run_test(size=SIZE) as pilot:
-        threads = await synced(pilot, app)
-        gate = held_count(monkeypatch)
-        await pilot.press("6")
-        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        threads, gate = await first_page_held(pilot, app, monkeypatch)
         walked_to = await to_page_end(pilot, threads)
         gate.set()
         await settle(pilot, app, lambda: len(threads.source) == THREADS)
@@ -186,10 +194,7 @@ async def test_g_then_a_step_back_before_the_count_is_not_sent_to_the_end(
 ) -> None:
     app = pigeon_for(big)
     async with app.run_test(size=SIZE) as pilot:
-        threads = await synced(pilot, app)
-        gate = held_count(monkeypatch)
-        await pilot.press("6")
-        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        threads, gate = await first_page_held(pilot, app, monkeypatch)
         await pilot.press("G", "k")
         await until(pilot, lambda: threads.cursor == PAGE - 2)
         gate.set()
@@ -202,11 +207,8 @@ async def test_shift_j_at_a_first_pages_end_opens_the_next_thread_once_counted(
 ) -> None:
     app, notes = pigeon_for(big), Notes()
     async with app.run_test(size=SIZE, message_hook=notes) as pilot:
-        threads = await synced(pilot, app)
+        threads, gate = await first_page_held(pilot, app, monkeypatch)
         beyond = made(app.core.store, "all", counted=True).row(PAGE).id
-        gate = held_count(monkeypatch)
-        await pilot.press("6")
-        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
         await to_page_end(pilot, threads)
         assert threads.source.row(PAGE - 1).unread
         reader = app.screen.query_one(Reader)
@@ -225,13 +227,10 @@ async def test_a_thread_done_at_a_first_pages_end_is_followed_by_the_next_once_c
 ) -> None:
     app = pigeon_for(big)
     async with app.run_test(size=SIZE) as pilot:
-        threads = await synced(pilot, app)
+        threads, gate = await first_page_held(pilot, app, monkeypatch, "61", "Inbox")  # the Inbox anew
         inbox = made(app.core.store, "inbox", counted=True)
         assert len(inbox) > PAGE + 1
         after = inbox.row(PAGE).id  # the thread after the one that will be done
-        gate = held_count(monkeypatch)
-        await pilot.press("6", "1")  # the Inbox shown anew: from its first page
-        await until(pilot, lambda: "Threads · Inbox" in screen_text(app) and len(threads.source) == PAGE)
         done = await to_page_end(pilot, threads)
         reader = app.screen.query_one(Reader)
         await pilot.press("enter")
@@ -248,10 +247,7 @@ async def test_g_waiting_for_a_count_does_not_follow_into_another_view(
 ) -> None:
     app = pigeon_for(big)
     async with app.run_test(size=SIZE) as pilot:
-        threads = await synced(pilot, app)
-        gate = held_count(monkeypatch)
-        await pilot.press("6")
-        await until(pilot, lambda: "Threads · All" in screen_text(app) and len(threads.source) == PAGE)
+        threads, gate = await first_page_held(pilot, app, monkeypatch)
         await pilot.press("G", "1")  # the Inbox, shown counted at once (its cursor kept near the page's end)
         await until(pilot, lambda: "Threads · Inbox" in screen_text(app))
         gate.set()

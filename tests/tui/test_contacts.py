@@ -115,14 +115,20 @@ async def open_editor(pilot: Pilot[None], app: PigeonApp, contact: Contact) -> C
     return on_screen(app, ContactEditor)
 
 
+async def opened_book(pilot: Pilot[None], app: PigeonApp, at_least: int) -> ContactBook:
+    """The mail loaded, then the contact book (``b``) showing ``at_least`` contacts."""
+    await loaded(pilot, app)
+    await pilot.press("b")
+    await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
+    book = on_screen(app, ContactBook)
+    await settle(pilot, app, lambda: len(book.shown) >= at_least)
+    return book
+
+
 async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        await pilot.press("b")
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
-        book = on_screen(app, ContactBook)
-        await settle(pilot, app, lambda: len(book.shown) >= 10)
+        book = await opened_book(pilot, app, 10)
         everyone = len(book.shown)
         someone = book.shown[3]
         email = someone.emails[0].email or ""
@@ -140,11 +146,7 @@ async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Se
 async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        await pilot.press("b")
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
-        book = on_screen(app, ContactBook)
-        await settle(pilot, app, lambda: len(book.shown) >= 3)
+        book = await opened_book(pilot, app, 3)
         await pilot.press("down", "down")
         assert book.query_one(DataTable).cursor_row == 2
         wanted = book.shown[2]
@@ -158,11 +160,7 @@ async def test_keys_typed_while_the_editor_opens_reach_its_first_field(
 ) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        await pilot.press("b")
-        await settle(pilot, app, lambda: isinstance(app.screen, ContactBook))
-        book = on_screen(app, ContactBook)
-        await settle(pilot, app, lambda: len(book.shown) >= 3)
+        book = await opened_book(pilot, app, 3)
         await pilot.press("down")
         wanted = book.shown[1]
         asked, gate = asyncio.Event(), asyncio.Event()

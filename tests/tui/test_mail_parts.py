@@ -169,6 +169,18 @@ class HeldCore(ProgressCore):
         return SimpleNamespace(skipped=(), changed=(), new_messages=())
 
 
+async def shown_twice(pilot: Any, core: HeldCore) -> tuple[CountingHost, LivePart]:
+    """``core``'s sync started on the counting host, until the list was shown twice: the rows, then again."""
+    host = cast(CountingHost, pilot.app.screen)
+    live = LivePart(host, cast(MailCore, core), host)
+    live.refresh()
+    for _ in range(500):  # (not settle: it waits for the held sync's worker)
+        if host.shown == 2:
+            break
+        await pilot.pause(0.01)
+    return host, live
+
+
 async def test_the_list_shown_during_a_sync_keeps_saying_the_syncs_progress_not_its_count(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -177,13 +189,7 @@ async def test_the_list_shown_during_a_sync_keeps_saying_the_syncs_progress_not_
     core = HeldCore(poll_interval=600.0)
     app = CountingHostApp()
     async with app.run_test() as pilot:
-        host = cast(CountingHost, app.screen)
-        live = LivePart(host, cast(MailCore, core), host)
-        live.refresh()
-        for _ in range(500):  # (not settle: it waits for the held sync's worker) the rows, then the list again
-            if host.shown == 2:
-                break
-            await pilot.pause(0.01)
+        host, live = await shown_twice(pilot, core)
         assert host.said[1:] == [
             "Syncing 0 of 10…",
             "1 threads",
@@ -216,13 +222,7 @@ async def test_a_syncs_progress_says_more_threads_listed_only_once_the_list_show
     core = ListedLaterCore(poll_interval=600.0)
     app = CountingHostApp()
     async with app.run_test() as pilot:
-        host = cast(CountingHost, app.screen)
-        live = LivePart(host, cast(MailCore, core), host)
-        live.refresh()
-        for _ in range(500):  # (not settle: it waits for the held sync's worker) the rows, then the list again
-            if host.shown == 2:
-                break
-            await pilot.pause(0.01)
+        host, live = await shown_twice(pilot, core)
         said = host.said[1:]
         shown_again = said.index("2 threads")
         assert not any("of 20" in line for line in said[:shown_again])  # not before the list shows them
