@@ -759,3 +759,31 @@ def test_a_thread_whose_reading_connection_cannot_open_reads_through_the_writing
     reader.join(5)
     assert counted == [0]
     store.close()
+
+
+LONG_READ = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) SELECT COUNT(*) FROM n"
+"""A read that takes many seconds to run to its end."""
+
+
+def test_a_read_whose_answer_became_moot_stops_and_a_write_beside_it_goes_on(tmp_path: Path) -> None:
+    """A search overtaken by the next letter stops reading; the store's writes, on the shared connection, never do."""
+    from pigeon.sqlite import Interrupted
+
+    store = MailStore(tmp_path / "store.sqlite3")
+    asked: list[int] = []
+
+    def moot() -> bool:
+        asked.append(1)
+        if len(asked) == 2:  # (while the search reads, a sync writes)
+            with store.transaction() as conn:
+                conn.execute("INSERT INTO written_to (address) VALUES ('ada@example.org')")
+        return len(asked) > 2
+
+    with pytest.raises(Interrupted), store.unless(moot):
+        store.rows(LONG_READ)
+    assert len(asked) == 3  # stopped the first time it was asked after its answer became moot
+    assert store.rows("SELECT count(*) FROM written_to")[0][0] == 1
+    asked.clear()
+    assert store.rows(LONG_READ.replace("100000000", "100000"))[0][0] == 100_000  # after the block, nothing asks
+    assert asked == []
+    store.close()

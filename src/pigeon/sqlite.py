@@ -16,7 +16,7 @@ import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,14 @@ Params = Sequence[Any] | dict[str, Any]
 
 class SchemaTooNew(Exception):
     """The database was written by a newer Pigeon."""
+
+
+class Interrupted(Exception):
+    """A read stopped because its answer had become moot (see :meth:`Database.unless`)."""
+
+
+ASK_EVERY = 20_000
+"""SQLite's steps between two asks whether a read is still wanted (well under a millisecond of its work)."""
 
 
 class StoreUnwritable(OSError):
@@ -218,6 +226,25 @@ class Database:
         fault = disk_fault(exc, self.path)
         if fault is not None and fault is not exc:
             raise fault from exc
+
+    @contextlib.contextmanager
+    def unless(self, stop: Callable[[], bool]) -> Iterator[None]:
+        """Reads in the block stop with :class:`Interrupted` once ``stop()`` says their answer is moot (a search
+        overtaken by the next letter typed). Only a thread reading through a connection of its own is stopped:
+        the writing connection is shared, and what runs on it runs to its end."""
+        reader = self._reader()
+        if reader is None:
+            yield
+            return
+        reader.set_progress_handler(lambda: bool(stop()), ASK_EVERY)
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_INTERRUPT":
+                raise Interrupted(str(exc)) from exc
+            raise
+        finally:
+            reader.set_progress_handler(None, 0)
 
     def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         reader = self._reader()

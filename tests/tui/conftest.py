@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
+from unittest.mock import patch
 
 import httpx
 import pytest
@@ -72,6 +75,23 @@ async def settle(
         await settle_scene(pilot, until or (lambda: True), within=within)
     except RuntimeError as exc:
         raise AssertionError("the app did not reach the expected state") from exc
+
+
+@contextmanager
+def searches_held(app: PigeonApp) -> Iterator[None]:
+    """Word searches (read in workers) wait until the block ends: what a letter does before its results come."""
+    release, count = threading.Event(), app.core.store.count
+
+    def held(*args: Any, **kwargs: Any) -> int:
+        if threading.current_thread() is not threading.main_thread():
+            release.wait(10)
+        return count(*args, **kwargs)
+
+    with patch.object(app.core.store, "count", held):
+        try:
+            yield
+        finally:
+            release.set()
 
 
 S = TypeVar("S", bound=Screen[Any])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import re
 import threading
@@ -38,6 +39,7 @@ from tests.tui.conftest import (
     palette_hits,
     pigeon_for,
     screen_text,
+    searches_held,
     settle,
     stored_threads,
 )
@@ -117,9 +119,10 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
         word = threads.source.row(0).subject.split()[0]
-        await pilot.press("slash", *word)
-        assert "Searching" in on_screen(app, MainScreen).status
-        await settle(pilot, app, lambda: len(threads.source) < 25)  # a word search reads in a worker
+        with searches_held(app):
+            await pilot.press("slash", *word)
+            assert "Searching" in on_screen(app, MainScreen).status  # a word search reads in a worker
+        await settle(pilot, app, lambda: len(threads.source) < 25)
         narrowed = len(threads.source)
         assert 0 < narrowed < 25
         assert all(word.lower() in threads.source.row(i).subject.lower() for i in range(narrowed))
@@ -134,8 +137,6 @@ async def test_filter_narrows_as_you_type_keeps_on_enter_clears_on_escape(servic
 async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pigeon.tui.screens.mail.threads import SEARCH_DELAY
-
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
@@ -143,14 +144,21 @@ async def test_a_word_search_reads_off_the_event_loop_and_a_newer_list_wins(
         word = threads.source.row(0).subject.split()[0]
         counted_on: list[threading.Thread] = []
         count = app.core.store.count
+        loop, reading, release = asyncio.get_running_loop(), asyncio.Event(), threading.Event()
 
         def recording_count(*args: Any, **kwargs: Any) -> int:
             counted_on.append(threading.current_thread())
+            if len(counted_on) == 1:  # the search still reads when it is cleared
+                loop.call_soon_threadsafe(reading.set)
+                release.wait(10)
             return count(*args, **kwargs)
 
         monkeypatch.setattr(app.core.store, "count", recording_count)
-        await pilot.press("slash", *word, "escape")  # cleared before the search began
-        await pilot.pause(SEARCH_DELAY * 3)  # (a fixed wait is the point: no search begins once it is cleared)
+        await pilot.press("slash")
+        app.screen.query_one("#filter", Input).value = word  # (one search, for the whole word)
+        await asyncio.wait_for(reading.wait(), 15)
+        await pilot.press("escape")  # the whole list, shown while that search reads
+        release.set()
         await settle(pilot, app)
         assert len(threads.source) == 25
         assert on_screen(app, MainScreen).status == "25 threads · checking every 60 s"

@@ -18,7 +18,7 @@ from pigeon.api.errors import (
     Timeout,
     Unauthorized,
 )
-from pigeon.sqlite import SchemaTooNew, StoreUnwritable
+from pigeon.sqlite import Interrupted, SchemaTooNew, StoreUnwritable
 from pigeon.store.account import Account, OtherAccount
 from pigeon.store.cache import UnknownThread
 from pigeon.store.search import QueryError
@@ -30,6 +30,7 @@ __all__ = [
     "ConnectionFailed",
     "DamagedStep",
     "FieldError",
+    "Interrupted",
     "Invalid",
     "InvalidInput",
     "MalformedResponse",

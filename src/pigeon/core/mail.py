@@ -73,6 +73,7 @@ class MailCore(Session):
         )
         profile = config.profile_config
         self.store = store
+        self.unless = store.unless  # ``with core.unless(stale):`` reads in a worker stop once ``stale()`` is true
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.live_wanted = profile.live if live is None else live
         self.poll_interval = poll_interval or profile.poll_interval

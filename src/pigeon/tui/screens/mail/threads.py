@@ -18,16 +18,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input
 
-from pigeon.core.errors import QueryError
+from pigeon.core.errors import Interrupted, QueryError
 from pigeon.core.listing import LABEL_VIEW, PAGE, SORTS, VIEWS, Listing, parse_query
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.screens.mail.part import Part
 from pigeon.tui.widgets.inbox_list import InboxList, view_label
 from pigeon.tui.widgets.thread_list import KEEP_SEARCH, ThreadList
-
-SEARCH_DELAY = 0.15  # a word search starts once typing pauses this long
-
 
 VIEW_HINTS = {"screener": "I let in, X keep out, W why", "kept-out": "I let in, W why", "owed": "oldest first"}
 """What a view's status line says of it: the keys that matter there."""
@@ -145,19 +142,23 @@ class ThreadsPart(Part):
             self._show_source(make(counted=counted), cursor=None if keep else 0, same=same)
 
     async def _search(self, make: Callable[[], Listing], version: int, keep: bool) -> None:
-        await asyncio.sleep(SEARCH_DELAY)  # typing on: this search is replaced before it reads anything
+        """Search at once for what is typed; the next letter stops this search where it is (the store's read
+        interrupted), so typing on costs no wait for a search nobody will see."""
         thread_list = self.widget
         current = thread_list.current if keep and len(thread_list.source) else None
         near = thread_list.cursor if keep else 0
 
         def read() -> tuple[Listing, int | None]:
-            source = make()
-            if len(source) and version == self._version:  # (a newer list makes the rest moot)
-                source.stored(0)  # the first page of rows, and where the cursor's thread went: both off the UI's path
-            found = ThreadList.find(source, current.id, near=near) if current else None
-            return source, found
+            with self.core.unless(lambda: version != self._version):
+                source = make()
+                if len(source):
+                    source.stored(0)  # the first page of rows, and where the cursor's thread went: off the UI's path
+                return source, (ThreadList.find(source, current.id, near=near) if current else None)
 
-        source, found = await asyncio.to_thread(read)
+        try:
+            source, found = await asyncio.to_thread(read)
+        except Interrupted:  # (a newer search, or another list, is on its way)
+            return
         if version == self._version:  # nothing newer was shown meanwhile
             self._show_source(source, cursor=found if found is not None else near)
 
