@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import stat
 from pathlib import Path
 
@@ -458,3 +459,33 @@ async def test_dialog_metadata_must_be_a_json_object(service: Service) -> None:
         assert isinstance(app.screen, CreateWebhookDialog)
         assert "JSON object" in str(dialog.query_one("#metadata-error", Label).visual)
     assert not service.db.rows("SELECT 1 FROM webhooks")  # the service is untouched: no subscription was created
+
+
+async def test_a_draft_file_of_the_wrong_shape_keeps_what_fits_and_the_editor_opens(
+    service: Service, isolated_environment: Path
+) -> None:
+    """A draft on disk is read as hostile: a field of the wrong type is the contact's own value instead."""
+    contact = sender_contact(service)
+    folder = ContactDrafts().folder
+    folder.mkdir(parents=True, exist_ok=True)
+    fields = {
+        "first_name": 5,
+        "last_name": "Kept From The Draft",
+        "emails": "not a list",
+        "phones": [{"type": 3, "phone": ["x"]}, {"type": "PHONE_TYPE_MOBILE", "phone": "+1 555 0100"}],
+        "social_profiles": [7],
+        "metadata_text": {"not": "text"},
+    }
+    draft = {"fields": fields, "saved_at": "2026-11-20T09:00:00+00:00", "reason": ["not text"]}
+    (folder / f"{contact.id}.json").write_text(json.dumps(draft))
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        assert editor.query_one("#restored", Static)
+        assert editor.query_one("#first_name", Input).value == (contact.first_name or "")
+        assert editor.query_one("#last_name", Input).value == "Kept From The Draft"
+        emails = [row.query_one(Input).value for row in editor.query_one("#emails").query_children(EntryRow)]
+        assert emails[: len(contact.emails)] == [e.email for e in contact.emails]
+        phones = [row.query_one(Input).value for row in editor.query_one("#phones").query_children(EntryRow)]
+        assert phones == ["+1 555 0100"]  # the draft's list, its entry that is not text by text left out

@@ -4,7 +4,7 @@ search matches. No Textual here."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -112,8 +112,22 @@ class ContactForm:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ContactForm:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+    def from_json(cls, data: dict[str, Any], base: ContactForm | None = None) -> ContactForm:
+        """The form a draft on disk holds, read as hostile: a field of the wrong type is ``base``'s, and an entry
+        that is not text by text is left out (a file Pigeon did not write, or an older one, never stops the editor)."""
+        form = replace(base) if base is not None else cls()
+        for name in ("first_name", "last_name", "metadata_text"):
+            if isinstance(data.get(name), str):
+                setattr(form, name, data[name])
+        for name in ENTRY_KINDS:
+            entries = data.get(name)
+            if isinstance(entries, list):
+                setattr(form, name, [dict(e) for e in entries if isinstance(e, dict) and _text_by_text(e)])
+        return form
+
+
+def _text_by_text(entry: dict[Any, Any]) -> bool:
+    return all(isinstance(key, str) and isinstance(value, str) for key, value in entry.items())
 
 
 class FormInvalid(Exception):

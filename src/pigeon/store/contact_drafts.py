@@ -65,7 +65,7 @@ class ContactDrafts:
                 contact_id,
                 dict(data["fields"]),
                 datetime.fromisoformat(data["saved_at"]),
-                data.get("reason", ""),
+                reason if isinstance(reason := data.get("reason"), str) else "",
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None

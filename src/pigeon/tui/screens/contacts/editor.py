@@ -94,7 +94,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
         self.contact = contact
         self.original = ContactForm.of(contact)
         self.restored = draft
-        self.start = ContactForm.from_json(draft.fields) if draft else self.original
+        self.start = ContactForm.from_json(draft.fields, self.original) if draft else self.original
         self._marked = False  # fields are marked with errors: edits check them again
 
     def compose(self) -> ComposeResult:
