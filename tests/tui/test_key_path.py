@@ -242,7 +242,13 @@ async def test_a_keys_frame_is_drawn_as_its_binding_returns_and_its_binding_chai
             assert not any("ThreadList" in drawn for _, drawn in frames[1:])  # the rest are the preview's
             assert threads.cursor == len(threads.source) - 1
             frames.clear()
-            threads.refresh(layout=True)  # a layout to come: not drawn at once, but the usual way
+            threads.refresh(layout=True)  # a layout the key asked for: laid out and drawn at once, in one frame
+            screen.draw_key(threads)
+            assert frames == [(True, {"ThreadList"})]
+            await settle(pilot)
+            assert not any("ThreadList" in drawn for _, drawn in frames[1:])
+            frames.clear()
+            screen.query_one(InboxList).refresh(layout=True)  # outside the key's widget: drawn the usual way
             screen.draw_key(threads)
             assert frames == []
             await settle(pilot)

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 from unittest.mock import patch
 
+import pytest
 from textual.pilot import Pilot
 
 from pigeon.core.paged import PagedMessages
@@ -137,24 +138,40 @@ async def test_the_first_and_last_keys_reach_the_ends_of_a_long_thread(service: 
         assert tree[-1] in in_view(reader)
 
 
-async def test_a_jump_across_a_long_thread_is_drawn_in_one_frame(service: Service) -> None:
+async def jumps(service: Service) -> list[list[tuple[bool, set[str]]]]:
+    """The frames of ``>``, ``<`` and ``>`` in a long thread (windows of other heights), each key's apart."""
     conversation = add_conversation(service, size=LONG)
     app = pigeon_for(service)
+    drawn: list[list[tuple[bool, set[str]]]] = []
     async with app.run_test(size=NARROW) as pilot:
         reader = await opened(pilot, app, conversation)
         await settle(pilot, app)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        for key in ("greater_than_sign", "less_than_sign", "greater_than_sign"):  # windows of other heights
+        for key in ("greater_than_sign", "less_than_sign", "greater_than_sign"):
             shown = reader.text
             with frames_drawn(screen) as frames:
                 await pilot.press(key)
                 await settle(pilot, app)
             assert reader.text != shown
-            # The new window's lines and the scroll to its message come in one frame: not the lines at the old
-            # scroll first, nor a second layout asked by the new height.
-            assert len([drawn for _, drawn in frames if drawn & {"ThreadText", "Reader"}]) == 1, (key, frames)
             assert current(reader) in in_view(reader)
+            drawn.append(frames)
+    return drawn
+
+
+async def test_a_jump_across_a_long_thread_is_drawn_in_one_frame(service: Service) -> None:
+    for frames in await jumps(service):
+        # The new window's lines and the scroll to its message come in one frame: not the lines at the old
+        # scroll first, nor a second layout asked by the new height.
+        assert len([drawn for _, drawn in frames if drawn & {"ThreadText", "Reader"}]) == 1, frames
+
+
+@pytest.mark.fast_path
+async def test_a_jump_across_a_long_thread_and_its_scrollbar_are_drawn_as_the_key_returns(service: Service) -> None:
+    for frames in await jumps(service):
+        # The layout the new window's height asks for is made in the key's turn, and the scrollbar's new thumb
+        # drawn with it: not two turns of the screen's queue later, nor a frame after that.
+        assert all(by_key for by_key, drawn in frames if drawn & {"ThreadText", "Reader", "SteadyScrollBar"}), frames
 
 
 class SlowReads:

@@ -50,6 +50,7 @@ class Frames:
         self.screen = screen
         app = screen.app
         self.quick_keys = running(app, "draw_key")
+        self.key_layouts = self.quick_keys and running(app, "key_layout")
         self.focus_frames = running(app, "focus_frame")
         self.holding = 0  # focus moves whose frame waits for both widgets' new look
         self.frame_held = False  # a frame came meanwhile
@@ -81,6 +82,8 @@ class Frames:
         of the event loop (a widget's idle, an update message to the screen, the screen's idle, its update timer).
         Anything else the key changed is drawn the usual way, a frame later."""
         shown = [w for w in widgets if w._repaint_required and w.screen is self.screen]
+        if self.key_layouts and any(self._lay_out_now(w) for w in widgets if w.screen is self.screen):
+            return
         if self.quick_keys and shown:
             self._draw_repaints(shown)
 
@@ -137,6 +140,52 @@ class Frames:
         for widget in screen._compositor.visible_widgets:
             if widget in sizes and sizes[widget] != widget._size:
                 widget._repaint_regions.clear()
+
+    def _lay_out_now(self, widget: Widget) -> bool:
+        """When the key scrolled ``widget`` or gave a widget inside it a new size (the reader's window of a long
+        thread moved: its lines, another height), lay the screen out now and draw one frame with all of it, the
+        scrollbars' new thumbs too. Textual would reach the layout two turns of the screen's queue later (the
+        widget's idle sends a message, then the screen's update timer lays out), and draw the scrollbars a frame
+        after that. False, and nothing done, when it asked for neither, or for more (a restyle, a recompose)."""
+        screen = self.screen
+        if screen.app._batch_count or not screen.is_current or screen._recompose_required or not widget.display:
+            return False
+        inside = list(widget.walk_children(Widget, with_self=True))
+        nodes = [node for node in inside if node._layout_required]
+        if not nodes and not widget._scroll_required:
+            return False
+        if any(node._refresh_styles_required or node._recompose_required for node in inside):
+            return False
+        scroll, widget._scroll_required = widget._scroll_required, False
+        for node in nodes:  # (what Textual's ``_check_refresh`` and the screen's ``_on_layout`` do for each)
+            node._layout_required = False
+            asked: Widget = node
+            for ancestor in node.ancestors:
+                if not isinstance(ancestor, Widget):
+                    break
+                ancestor._clear_arrangement_cache()
+                ancestor._layout_updates += 1
+                screen._layout_widgets.setdefault(ancestor, set()).add(asked)
+                if not ancestor.styles.auto_dimensions:
+                    break
+                asked = ancestor
+        for drawn in (*inside, widget._vertical_scrollbar, widget._horizontal_scrollbar):
+            if drawn is not None and drawn._repaint_required and drawn.display:
+                drawn._repaint_required = False
+                set.add(screen._dirty_widgets, drawn)
+        screen._refresh_layout(scroll=scroll or screen._scroll_required)  # (draws the frame)
+        screen._layout_required = screen._scroll_required = False
+        screen._dirty_widgets.clear()
+        bars = [bar for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar) if bar is not None]
+        moved = [bar for bar in bars if bar._repaint_required and bar.display]
+        if moved:  # (the layout gave them a new thumb in a region of the same size, which it does not draw)
+            for bar in moved:
+                bar._repaint_required = False
+                set.add(screen._dirty_widgets, bar)
+            screen._compositor.update_widgets(screen._dirty_widgets)
+            screen._compositor_refresh()
+            screen._dirty_widgets.clear()
+        return True
 
     def _draw_repaints(self, widgets: list[Widget]) -> bool:
         """Draw the repaints ``widgets`` (and their scrollbars) asked for, now, if a repaint is all that any of them

@@ -24,12 +24,22 @@ TESTED_TEXTUAL = frozenset({"8.2.8"})
 """The Textual versions the fast path was tested against (``tests/tui/test_key_path.py`` and friends)."""
 
 SWITCH = "PIGEON_STOCK_FRAMES"
-PIECES = ("compositor", "focus_frame", "resize", "layout_repaint", "draw_key", "key_path", "pane_focus", "scrollbar")
+PIECES = (
+    "compositor",
+    "focus_frame",
+    "resize",
+    "layout_repaint",
+    "draw_key",
+    "key_layout",
+    "key_path",
+    "pane_focus",
+    "scrollbar",
+)
 
 NEEDED_ON_CLASSES: dict[type, tuple[str, ...]] = {
     App: ("_begin_batch", "_end_batch", "_start_widget"),
     Screen: ("_screen_resized", "_refresh_layout", "_on_update", "_compositor_refresh", "_binding_chain"),
-    Widget: ("_check_refresh", "_on_focus", "_on_blur"),
+    Widget: ("_check_refresh", "_on_focus", "_on_blur", "_clear_arrangement_cache"),
     ScrollBar: ("render",),
 }
 """The private names of Textual the fast path calls or replaces, by the class that defines them."""
@@ -50,6 +60,7 @@ NEEDED_ON_SCREEN = (
     "_vertical_scrollbar",
     "_horizontal_scrollbar",
     "_border_title",
+    "_layout_updates",
 )
 """Instance attributes Textual sets in ``__init__`` (the screen is a widget: it has a widget's as well)."""
 
