@@ -489,3 +489,31 @@ async def test_a_draft_file_of_the_wrong_shape_keeps_what_fits_and_the_editor_op
         assert emails[: len(contact.emails)] == [e.email for e in contact.emails]
         phones = [row.query_one(Input).value for row in editor.query_one("#phones").query_children(EntryRow)]
         assert phones == ["+1 555 0100"]  # the draft's list, its entry that is not text by text left out
+
+
+async def test_ctrl_d_in_a_field_discards_the_restored_draft_after_asking(
+    service: Service, isolated_environment: Path
+) -> None:
+    contact = sender_contact(service)
+    ContactDrafts().save(contact.id or "", {"last_name": "Typed Before"}, reason="ServerError")
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        editor = await open_editor(pilot, app, contact)
+        assert isinstance(app.focused, Input)  # (a field has the focus, as it does when the editor opens)
+        assert editor.query_one("#last_name", Input).value == "Typed Before"
+        await pilot.press("ctrl+d")
+        await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: not isinstance(app.screen, (ContactEditor, ConfirmScreen)))
+        assert ContactDrafts().load(contact.id or "") is None
+        editor = await open_editor(pilot, app, contact)  # no draft now: ctrl+d is the field's, delete right
+        field = editor.query_one("#last_name", Input)
+        field.focus()
+        await pilot.pause()
+        field.cursor_position = 0
+        before = field.value
+        assert before
+        await pilot.press("ctrl+d")
+        assert field.value == before[1:]
+        assert isinstance(app.screen, ContactEditor)

@@ -85,7 +85,8 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save"),
         Binding("escape", "close", "Close", id="editor.close", tooltip="Close (asks first if there are changes)"),
-        Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False),
+        # (a priority: the focused field would take ctrl+d as "delete right", and the draft would stay)
+        Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False, priority=True),
     ]
 
     def __init__(self, core: MailCore, contact: Contact, draft: ContactDraft | None = None) -> None:
@@ -270,6 +271,10 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
             lambda: self.dismiss(None),
             escape_agrees=True,
         )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+d discards a restored draft; with none, it is the field's (delete right)."""
+        return self.restored is not None if action == "discard_draft" else True
 
     def action_discard_draft(self) -> None:
         if self.restored is None:
