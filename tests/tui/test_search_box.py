@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import Input
 
 from pigeon.tui.screens.mail import MainScreen
@@ -91,3 +92,31 @@ async def test_the_next_letter_stops_the_search_still_reading_and_its_own_result
         assert first == ["reading", "SQLITE_INTERRUPT"]
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Search" and len(threads.source) < 25)
         assert all(word.lower() in threads.source.row(i).subject.lower() for i in range(len(threads.source)))
+
+
+async def test_a_one_letter_word_is_searched_for_only_once_typing_pauses(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its prefix matches most of a big mailbox, in a read that cannot be stopped midway: the next letter, come
+    before the pause ends, makes it moot before it reads anything. A longer word is searched for at once."""
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        word = threads.source.row(0).subject.split()[0]
+        store, count = app.core.store, app.core.store.count
+        searched: list[list[str]] = []
+
+        def recording(view: str, query: Any = None, **kwargs: Any) -> int:
+            if query is not None and query.searching:
+                searched.append(query.text)
+            return count(view, query, **kwargs)
+
+        monkeypatch.setattr(store, "count", recording)
+        await pilot.press("slash")
+        for letter in word[:2]:  # in one burst: the second letter comes before the pause ends
+            app.post_message(events.Key(letter, letter))
+        await settle(pilot, app, lambda: threads.title.plain == "Threads · Search")
+        assert searched == [[word[:2]]]
+        searched.clear()
+        await pilot.press("backspace")  # one letter again: searched for once the pause is over
+        await settle(pilot, app, lambda: searched == [[word[:1]]])

@@ -151,6 +151,12 @@ class SearchQuery:
         return any(t.kind in FTS_KINDS for t in self.terms)
 
     @property
+    def broad(self) -> bool:
+        """Whether a word of it is one letter: as a prefix it matches most of a big mailbox, and the index reads it
+        in one step that cannot be stopped midway (a third of a second at a million messages)."""
+        return any(t.kind in FTS_KINDS and len(t.value.strip('" ')) <= 1 for t in self.terms)
+
+    @property
     def words_only(self) -> bool:
         """Whether the full-text index alone answers this (every clause words, none turned round)."""
         return bool(self.clauses) and all(self._matched(clause) for clause in self.clauses)

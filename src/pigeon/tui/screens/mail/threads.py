@@ -26,6 +26,10 @@ from pigeon.tui.screens.mail.part import Part
 from pigeon.tui.widgets.inbox_list import InboxList, view_label
 from pigeon.tui.widgets.thread_list import KEEP_SEARCH, ThreadList
 
+BROAD_DELAY = 0.3
+"""A search for a one-letter word waits for typing to pause this long (the next letter makes it moot, and it
+cannot be stopped midway); a longer word is searched for at once."""
+
 VIEW_HINTS = {"screener": "I let in, X keep out, W why", "kept-out": "I let in, W why", "owed": "oldest first"}
 """What a view's status line says of it: the keys that matter there."""
 
@@ -132,7 +136,8 @@ class ThreadsPart(Part):
         if query.reads_words:
             self.set_status(Content.styled("Searching…", "italic"))
             version = self._version
-            self.run(self._search, make, version, keep, group="search", description="searching", exclusive=True)
+            broad = query.broad
+            self.run(self._search, make, version, keep, broad, group="search", description="searching", exclusive=True)
         else:
             # Another list's count comes after its first page (the same list shown again is counted at once: its
             # length stays put), unless the cursor's thread is kept beyond that page.
@@ -141,9 +146,12 @@ class ThreadsPart(Part):
             counted = same or (keep and self.widget.cursor + KEEP_SEARCH >= PAGE)
             self._show_source(make(counted=counted), cursor=None if keep else 0, same=same)
 
-    async def _search(self, make: Callable[[], Listing], version: int, keep: bool) -> None:
-        """Search at once for what is typed; the next letter stops this search where it is (the store's read
-        interrupted), so typing on costs no wait for a search nobody will see."""
+    async def _search(self, make: Callable[[], Listing], version: int, keep: bool, broad: bool) -> None:
+        """Search for what is typed, at once unless a word is one letter (``BROAD_DELAY``); the next letter stops
+        this search where it is (the store's read interrupted), so typing on costs no wait for a search nobody
+        will see."""
+        if broad:
+            await asyncio.sleep(BROAD_DELAY)  # (a newer list replaces this worker before it reads anything)
         thread_list = self.widget
         current = thread_list.current if keep and len(thread_list.source) else None
         near = thread_list.cursor if keep else 0
