@@ -142,17 +142,17 @@ class Frames:
                 widget._repaint_regions.clear()
 
     def _lay_out_now(self, widget: Widget) -> bool:
-        """When the key scrolled ``widget`` or gave a widget inside it a new size (the reader's window of a long
-        thread moved: its lines, another height), lay the screen out now and draw one frame with all of it, the
+        """When the key gave a widget in ``widget`` a new size (the reader's window of a long thread moved: its
+        lines, another height, and a scroll), lay the screen out now and draw one frame with all of it, the
         scrollbars' new thumbs too. Textual would reach the layout two turns of the screen's queue later (the
         widget's idle sends a message, then the screen's update timer lays out), and draw the scrollbars a frame
-        after that. False, and nothing done, when it asked for neither, or for more (a restyle, a recompose)."""
+        after that. False, and nothing done, when it asked for no layout, or for more (a restyle, a recompose)."""
         screen = self.screen
         if screen.app._batch_count or not screen.is_current or screen._recompose_required or not widget.display:
             return False
         inside = list(widget.walk_children(Widget, with_self=True))
         nodes = [node for node in inside if node._layout_required]
-        if not nodes and not widget._scroll_required:
+        if not nodes:  # (a scroll alone is drawn the usual way: laid out here, it measured no quicker)
             return False
         if any(node._refresh_styles_required or node._recompose_required for node in inside):
             return False
