@@ -191,10 +191,15 @@ class Database:
         return int(self.rows("PRAGMA user_version")[0][0])
 
     def close(self) -> None:
+        """Close the database: this thread's connections and those of threads that have ended. Another thread's
+        may be reading now (closed under a read, SQLite can crash the process): it closes as its thread ends, and
+        that thread's next read fails, as on the writing connection."""
         with self._lock, self._opened_lock:
-            self._closed = True  # (a thread's read after this fails, as on the writing connection)
-            for reader in self._opened.values():
-                reader.close()
+            self._closed = True
+            me = threading.current_thread()
+            for thread, reader in self._opened.items():
+                if thread is me or not thread.is_alive():
+                    reader.close()
             self._opened.clear()
             self._conn.close()
 
