@@ -11,7 +11,7 @@ then. Each piece is installed on the one screen it is attached to, and only when
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -169,19 +169,21 @@ class Frames:
                 if not ancestor.styles.auto_dimensions:
                     break
                 asked = ancestor
-        for drawn in (*inside, widget._vertical_scrollbar, widget._horizontal_scrollbar):
-            if drawn is not None and drawn._repaint_required and drawn.display:
-                drawn._repaint_required = False
-                set.add(screen._dirty_widgets, drawn)
+        bars = (widget._vertical_scrollbar, widget._horizontal_scrollbar)
+
+        def to_draw(nodes: Iterable[Widget | None]) -> bool:
+            """Put the repaints ``nodes`` asked for among the screen's dirty widgets (no update message then)."""
+            asked = [node for node in nodes if node is not None and node._repaint_required and node.display]
+            for node in asked:
+                node._repaint_required = False
+                set.add(screen._dirty_widgets, node)
+            return bool(asked)
+
+        to_draw((*inside, *bars))
         screen._refresh_layout(scroll=scroll or screen._scroll_required)  # (draws the frame)
         screen._layout_required = screen._scroll_required = False
         screen._dirty_widgets.clear()
-        bars = [bar for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar) if bar is not None]
-        moved = [bar for bar in bars if bar._repaint_required and bar.display]
-        if moved:  # (the layout gave them a new thumb in a region of the same size, which it does not draw)
-            for bar in moved:
-                bar._repaint_required = False
-                set.add(screen._dirty_widgets, bar)
+        if to_draw(bars):  # (the layout gave them a new thumb in a region of the same size, which it does not draw)
             screen._compositor.update_widgets(screen._dirty_widgets)
             screen._compositor_refresh()
             screen._dirty_widgets.clear()
