@@ -120,3 +120,27 @@ async def test_a_one_letter_word_is_searched_for_only_once_typing_pauses(
         searched.clear()
         await pilot.press("backspace")  # one letter again: searched for once the pause is over
         await settle(pilot, app, lambda: searched == [[word[:1]]])
+
+
+async def test_typing_a_search_counts_no_view(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search changes no view's count: counting them again at each letter filled the threads that reads run in
+    (a count cannot be stopped), so in a big mailbox the last letter's search waited behind them."""
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        word = threads.source.row(0).subject.split()[0]
+        counted: list[str] = []
+        view_counts = app.core.view_counts
+
+        def counting() -> tuple[dict[str, int], dict[str, int]]:
+            counted.append(app.screen.query_one("#filter", Input).value)
+            return view_counts()
+
+        monkeypatch.setattr(app.core, "view_counts", counting)
+        await pilot.press("slash", *word)
+        await settle(pilot, app, lambda: threads.title.plain == "Threads · Search" and "matching" in screen_text(app))
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: threads.title.plain != "Threads · Search")
+        assert counted == []
+        await pilot.press("s")  # a change does count them again
+        await settle(pilot, app, lambda: len(counted) == 1)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from textual.pilot import Pilot
@@ -141,6 +144,41 @@ async def test_views_switch_by_key_and_count_in_the_sidebar(service: Service) ->
         await settle(pilot, app, lambda: len(threads.source) == 25)
         await pilot.press("2")
         await settle(pilot, app, lambda: len(threads.source) == 25)  # nothing opened yet: all unread
+
+
+async def test_the_views_are_counted_one_at_a_time_and_the_last_change_is_counted(service: Service) -> None:
+    """A count under way cannot be stopped: changes made meanwhile make one more count after it, not one each in
+    threads of their own (piled up, they held back the reads the user waits for)."""
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        view_counts, release, lock = app.core.view_counts, threading.Event(), threading.Lock()
+        loop, began = asyncio.get_running_loop(), asyncio.Event()
+        counts = {"started": 0, "running": 0, "most": 0}
+
+        def held() -> tuple[dict[str, int], dict[str, int]]:
+            with lock:
+                counts["started"] += 1
+                counts["running"] += 1
+                counts["most"] = max(counts["most"], counts["running"])
+            loop.call_soon_threadsafe(began.set)
+            release.wait(10)
+            try:
+                return view_counts()
+            finally:
+                with lock:
+                    counts["running"] -= 1
+
+        with patch.object(app.core, "view_counts", held):
+            await pilot.press("s")
+            await asyncio.wait_for(began.wait(), 10)  # the first star's count, held
+            await pilot.press("j", "s", "j", "s")
+            await until(pilot, lambda: threads.cursor == 2 and threads.current is not None and threads.current.starred)
+            assert counts["started"] == 1  # the other stars asked while it ran: they wait for it
+            release.set()
+            await settle(pilot, app, lambda: sidebar(app)["view:starred"].endswith("3"))
+            assert counts["started"] == 2  # one more count saw the other two stars
+            assert counts["most"] == 1
 
 
 async def test_search_with_operators_narrows_the_list(service: Service) -> None:

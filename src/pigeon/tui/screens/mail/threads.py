@@ -17,6 +17,7 @@ from typing import Any
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input
+from textual.worker import Worker
 
 from pigeon.core.errors import Interrupted, QueryError
 from pigeon.core.listing import LABEL_VIEW, PAGE, SORTS, VIEWS, Listing, parse_query
@@ -58,6 +59,8 @@ class ThreadsPart(Part):
         self.label_views: list[str] = []
         self.live_mode = ""  # how new mail comes, for the status line
         self._sidebar_shown: Any = None
+        self._counter: Worker[None] | None = None  # the views' count under way
+        self._recount = False  # the views asked to be counted (again)
         self._status = Content()
         self._version = 0  # counts the lists shown: a search that ends after a newer list is dropped
         self._shown: tuple[object, ...] = ()  # the view, filter, inbox and sort of the list shown last
@@ -84,7 +87,7 @@ class ThreadsPart(Part):
         """What the search box holds: new results start at the first; a cleared search keeps the thread it was on,
         now in the whole list."""
         self.filter_text = text.strip()
-        self.show(keep=not self.filter_text)
+        self.show(keep=not self.filter_text, recount=False)  # (typing changes no view's count)
 
     def indexed(self) -> None:
         """New mail's words are in the search index, threads that wanted it sorted again (and screening begun,
@@ -106,10 +109,10 @@ class ThreadsPart(Part):
 
     # --- the list shown ---------------------------------------------------------------------------------------
 
-    def show(self, *, keep: bool = True) -> None:
+    def show(self, *, keep: bool = True, recount: bool = True) -> None:
         """Show the list for the current view, filter and sort, the cursor on the same thread if ``keep`` (else
-        on the first). Rows come from the store at once, in this frame; a word search reads its matches in a
-        worker (in a big mailbox its first letters match most of it)."""
+        on the first), and count the views again if ``recount``. Rows come from the store at once, in this frame;
+        a word search reads its matches in a worker (in a big mailbox its first letters match most of it)."""
         box = self.screen.query_one("#filter", Input)
         try:
             query = parse_query(self.filter_text, self.core.clock())
@@ -135,18 +138,17 @@ class ThreadsPart(Part):
         )
         if query.reads_words:
             self.set_status(Content.styled("Searching…", "italic"))
-            version = self._version
-            broad = query.broad
-            self.run(self._search, make, version, keep, broad, group="search", description="searching", exclusive=True)
+            search = functools.partial(self._search, make, self._version, keep, query.broad, recount)
+            self.run(search, group="search", description="searching", exclusive=True)
         else:
             # Another list's count comes after its first page (the same list shown again is counted at once: its
             # length stays put), unless the cursor's thread is kept beyond that page.
             shown, self._shown = self._shown, (self.view, self.filter_text, self.inbox_id, self.sort)
             same = shown == self._shown
             counted = same or (keep and self.widget.cursor + KEEP_SEARCH >= PAGE)
-            self._show_source(make(counted=counted), cursor=None if keep else 0, same=same)
+            self._show_source(make(counted=counted), cursor=None if keep else 0, same=same, recount=recount)
 
-    async def _search(self, make: Callable[[], Listing], version: int, keep: bool, broad: bool) -> None:
+    async def _search(self, make: Callable[[], Listing], version: int, keep: bool, broad: bool, recount: bool) -> None:
         """Search for what is typed, at once unless a word is one letter (``BROAD_DELAY``); the next letter stops
         this search where it is (the store's read interrupted), so typing on costs no wait for a search nobody
         will see."""
@@ -168,10 +170,13 @@ class ThreadsPart(Part):
         except Interrupted:  # (a newer search, or another list, is on its way)
             return
         if version == self._version:  # nothing newer was shown meanwhile
-            self._show_source(source, cursor=found if found is not None else near)
+            self._show_source(source, cursor=found if found is not None else near, recount=recount)
 
-    def _show_source(self, source: Listing, *, cursor: int | None = None, same: bool = False) -> None:
-        """Show ``source`` (``same``: the list shown before, read again) and count it after if it is a first page."""
+    def _show_source(
+        self, source: Listing, *, cursor: int | None = None, same: bool = False, recount: bool = True
+    ) -> None:
+        """Show ``source`` (``same``: the list shown before, read again) and count it after if it is a first page;
+        ``recount``: the views counted again."""
         thread_list = self.widget
         kept: str | None = None
         if cursor is not None:
@@ -181,7 +186,8 @@ class ThreadsPart(Part):
             kept = current.id if current else None
             thread_list.set_source(source, keep=kept, same=same)
         self.update_status(len(source))
-        self.refresh_sidebar()
+        if recount:
+            self.refresh_sidebar()
         if isinstance(source, Listing) and not source.exact:
             now = thread_list.current
             lost = kept if now is None or now.id != kept else None  # (beyond the first page, until counted)
@@ -189,15 +195,19 @@ class ThreadsPart(Part):
 
     async def _count(self, source: Listing, lost: str | None) -> None:
         """Count a list shown from its first page; the cursor goes to the thread it was kept on if that is beyond
-        the page, unless it moved meanwhile."""
+        the page, unless it moved meanwhile. A list replaced meanwhile stops its count where it is."""
         thread_list = self.widget
         at = thread_list.cursor
 
         def count() -> tuple[Listing, int | None]:
-            counted = source.count()
-            return counted, (counted.locate(lost) if lost else None)
+            with self.core.unless(lambda: thread_list.source is not source):
+                counted = source.count()
+                return counted, (counted.locate(lost) if lost else None)
 
-        counted, found = await asyncio.to_thread(count)
+        try:
+            counted, found = await asyncio.to_thread(count)
+        except Interrupted:
+            return
         if thread_list.source is not source:  # (a list shown since will be counted in its turn)
             return
         if thread_list.cursor == at and found is not None:
@@ -208,19 +218,24 @@ class ThreadsPart(Part):
         self.update_status()
 
     def refresh_sidebar(self) -> None:
-        """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while)."""
-        self.run(self._refresh_sidebar, group="sidebar", description="counting the views", exclusive=True)
+        """The views' counts, computed off the UI's path (a COUNT over a big mailbox takes a while). One count at
+        a time: asked for while one runs, it runs once more after (a count under way cannot be stopped, and counts
+        piled up in threads would hold back the reads the user waits for)."""
+        self._recount = True
+        if self._counter is None or self._counter.is_finished:
+            self._counter = self.run(self._refresh_sidebar, group="sidebar", description="counting the views")
 
     async def _refresh_sidebar(self) -> None:
-        counts, unread = await asyncio.to_thread(self.core.view_counts)
-        self.label_views = [view for view in counts if view.startswith("label:")]
-        selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
-        inboxes = self.core.inboxes
-        shown = (counts, [i.id for i in inboxes], unread, selected)
-        if shown == self._sidebar_shown:  # nothing changed: no relayout
-            return
-        self._sidebar_shown = shown
-        self.screen.query_one(InboxList).show_sidebar(counts, inboxes, unread, selected)
+        while self._recount:
+            self._recount = False  # (asked for from here on: counted again after this count)
+            counts, unread = await asyncio.to_thread(self.core.view_counts)
+            self.label_views = [view for view in counts if view.startswith("label:")]
+            selected = f"inbox:{self.inbox_id}" if self.inbox_id else f"view:{self.view}"
+            inboxes = self.core.inboxes
+            shown = (counts, [i.id for i in inboxes], unread, selected)
+            if shown != self._sidebar_shown:  # (nothing changed: no relayout)
+                self._sidebar_shown = shown
+                self.screen.query_one(InboxList).show_sidebar(counts, inboxes, unread, selected)
 
     def place_name(self) -> str:
         """The view or inbox the list shows, for its title (the folded sidebar no longer says it)."""
