@@ -369,6 +369,41 @@ async def test_a_count_among_some_threads_counts_those_in_the_view(store: MailSt
     assert store.count("inbox", among=["no-such-thread"], now=NOW) == 0
 
 
+async def test_the_inbox_and_its_lanes_count_as_their_lists_hold_in_every_triage_state(
+    store: MailStore, tmp_path: Path
+) -> None:
+    """The inbox and its lanes are counted as the threads untriaged less those triaged out: the same as the
+    threads their list holds, for each way a thread leaves the inbox or comes back to it."""
+    from pigeon.store.predicates import INBOX_VIEWS
+
+    threads = ids(store.list_threads("all", now=NOW))
+    store.done(threads[0:3])
+    store.snooze(threads[3:5], NOW + timedelta(days=1))  # not yet due
+    store.snooze(threads[5:7], NOW - timedelta(days=1))  # due: back in the inbox
+    store.mute(threads[7:9])
+    store.star(threads[9:11])
+    store.mark_read(threads[11:14])
+    store.done(threads[14:16])
+    with sqlite3.connect(tmp_path / "store.sqlite3") as conn:  # the sorting and a newer message, as a sync leaves them
+        conn.execute("UPDATE triage SET done_upto = '2000-01-01T00:00:00Z' WHERE thread_id IN (?, ?)", threads[14:16])
+        conn.executemany(
+            "UPDATE threads SET lane = ?, last_by = ?, screen = ? WHERE id = ?",
+            [
+                (("people", "newsletters", "receipts")[n % 3], ("person", "me")[n % 2], (n >= 20) + (n >= 22), id_)
+                for n, id_ in enumerate(threads)  # (the last five screened or kept out)
+            ],
+        )
+    inbox_id = store.list_threads("all", now=NOW)[0].inbox_id
+    counted = store.view_counts(NOW)
+    for view in INBOX_VIEWS:
+        held = store.view_ids(view, now=NOW)
+        assert store.count(view, now=NOW) == len(held) == counted[view], view
+        assert store.count(view, parse_query(""), now=NOW) == len(held), view
+        in_inbox = store.view_ids(view, inbox_id=inbox_id, now=NOW)
+        assert store.count(view, inbox_id=inbox_id, now=NOW) == len(in_inbox), view
+    assert store.count("inbox", now=NOW) == 25 - 5 - 3 - 2 - 2  # screened or kept out, done, snoozed, muted
+
+
 async def test_the_sidebars_counts_never_wait_for_the_lists_reads(store: MailStore) -> None:
     import concurrent.futures
 

@@ -41,15 +41,24 @@ STATES = {
 """The ``is:`` operator's values."""
 
 LET_IN = "t.screen = 0"
-INBOX = f"{LET_IN} AND NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}"
+STAYS = f"NOT {DONE} AND NOT {SNOOZED} AND NOT {MUTED}"
+"""Not triaged out of the inbox (a thread with no triage row never is)."""
+TRIAGED_OUT = "(tr.done_upto IS NOT NULL OR tr.snoozed_until IS NOT NULL OR COALESCE(tr.muted, 0) = 1)"
+"""What a triage row triaged out of the inbox has (and more: a test on the row alone, before its thread is read)."""
+INBOX = f"{LET_IN} AND {STAYS}"
+
+INBOX_VIEWS = {
+    "inbox": LET_IN,
+    "people": f"t.lane = 'people' AND {LET_IN}",
+    "newsletters": f"t.lane = 'newsletters' AND {LET_IN}",
+    "notifications": f"t.lane = 'notifications' AND {LET_IN}",
+    "receipts": f"t.lane = 'receipts' AND {LET_IN}",
+    "owed": f"t.last_by = 'person' AND t.lane = 'people' AND {LET_IN}",
+}
+"""The inbox and its lanes, each by its condition on the thread alone: with ``STAYS``, the view's condition."""
 
 VIEW_CONDITIONS = {  # (the cheap test that rules most threads out first: one pass counts every view)
-    "inbox": INBOX,
-    "people": f"t.lane = 'people' AND {INBOX}",
-    "newsletters": f"t.lane = 'newsletters' AND {INBOX}",
-    "notifications": f"t.lane = 'notifications' AND {INBOX}",
-    "receipts": f"t.lane = 'receipts' AND {INBOX}",
-    "owed": f"t.last_by = 'person' AND t.lane = 'people' AND {INBOX}",
+    **{view: f"{condition} AND {STAYS}" for view, condition in INBOX_VIEWS.items()},
     "waiting": f"t.last_by = 'me' AND {LET_IN} AND NOT {MUTED}",
     "screener": f"t.screen = 1 AND NOT {DONE} AND NOT {MUTED}",
     "unread": f"t.screen != 2 AND {UNREAD} AND NOT {MUTED}",

@@ -16,6 +16,7 @@ from pigeon.sqlite import MEMORY, Database, Params, connect
 from pigeon.store.cache import iso
 from pigeon.store.predicates import (
     DONE,
+    INBOX_VIEWS,
     LABEL_VIEW,
     MUTED,
     OLDEST,
@@ -23,6 +24,8 @@ from pigeon.store.predicates import (
     REMINDED,
     SNOOZED,
     SORTS,
+    STAYS,
+    TRIAGED_OUT,
     UNREAD,
     VIEW_CONDITIONS,
     VIEWS,
@@ -195,11 +198,25 @@ class ViewStore(Database):
             # Every thread is in this view, and each has one row in the index: the index counts alone, reading no
             # thread.
             return int(self.rows("SELECT COUNT(*) FROM search WHERE search MATCH ?", (parsed.fts(),))[0][0])
+        if view in INBOX_VIEWS and among is None and not (parsed is not None and parsed.searching):
+            return self._inbox_count(view, inbox_id, now or datetime.now(UTC))
         where, params = self._where(view, parsed, inbox_id, now or datetime.now(UTC))
         if among is not None:  # (one parameter for any number of ids: a select-all may name 100,000)
             where = f"t.id IN (SELECT value FROM json_each(:among)) AND ({where})"
             params["among"] = json.dumps(list(among))
         sql = f"SELECT COUNT(*) FROM threads t LEFT JOIN triage tr ON tr.thread_id = t.id WHERE {where}"
+        return int(self.rows(sql, params)[0][0])
+
+    def _inbox_count(self, view: str, inbox_id: str | None, now: datetime) -> int:
+        """The inbox or a lane counted as the threads it would hold untriaged (an index counts them alone) less
+        those triaged out of it, found from the triage rows: no thread without one is looked up in the triage."""
+        where, params = INBOX_VIEWS[view], {"now": iso(now), "inbox_id": inbox_id}
+        if inbox_id:
+            where += " AND t.inbox_id = :inbox_id"
+        sql = (  # (CROSS JOIN: the triage rows are walked, each thread looked up by its id)
+            f"SELECT (SELECT COUNT(*) FROM threads t WHERE {where}) - (SELECT COUNT(*) FROM triage tr "
+            f"CROSS JOIN threads t ON t.id = tr.thread_id WHERE {TRIAGED_OUT} AND {where} AND NOT ({STAYS}))"
+        )
         return int(self.rows(sql, params)[0][0])
 
     def view_ids(
