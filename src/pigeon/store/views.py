@@ -209,13 +209,14 @@ class ViewStore(Database):
 
     def _inbox_count(self, view: str, inbox_id: str | None, now: datetime) -> int:
         """The inbox or a lane counted as the threads it would hold untriaged (an index counts them alone) less
-        those triaged out of it, found from the triage rows: no thread without one is looked up in the triage."""
+        those triaged out of it (or whose triage cannot say: the list leaves those out too), found from the triage
+        rows: no thread without one is looked up in the triage."""
         where, params = INBOX_VIEWS[view], {"now": iso(now), "inbox_id": inbox_id}
         if inbox_id:
             where += " AND t.inbox_id = :inbox_id"
         sql = (  # (CROSS JOIN: the triage rows are walked, each thread looked up by its id)
             f"SELECT (SELECT COUNT(*) FROM threads t WHERE {where}) - (SELECT COUNT(*) FROM triage tr "
-            f"CROSS JOIN threads t ON t.id = tr.thread_id WHERE {TRIAGED_OUT} AND {where} AND NOT ({STAYS}))"
+            f"CROSS JOIN threads t ON t.id = tr.thread_id WHERE {TRIAGED_OUT} AND {where} AND ({STAYS}) IS NOT 1)"
         )
         return int(self.rows(sql, params)[0][0])
 
