@@ -6,7 +6,8 @@ Three measures, each as pairs taken in turns (the two sides alternate, so a slow
 both):
 
 - **sorting at sync**: a batch of threads stored as a sync stores them, with their sorting (lane, sender, screen)
-  and without it (the store's ``attend`` replaced by nothing), per message;
+  and without it (the store's ``attend`` replaced by nothing), per message; and the sorting alone (each pair's
+  difference) against the storing without it;
 - **the counts on start**: every view's count, lanes included, in the one pass the sidebar now makes, against the
   six counts of the views there were before (inbox, unread, starred, snoozed, done, all), one query each, with
   their conditions of then;
@@ -189,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     ours, before, messages = sorting(service_db, args.runs)
     lines.append(row(f"storing {BATCH:,} threads as a sync does, per message", ours, before, per=messages, unit="µs"))
+    alone = [mine - theirs for mine, theirs in zip(ours, before, strict=True)]  # (each pair's difference)
+    lines.append(row("sorting alone, per message (before: storing it)", alone, before, per=messages, unit="µs"))
     ours, before = counts(store, args.runs)
     lines.append(row("the counts on start (every view; before: the six views)", ours, before))
     for view in ("inbox", "people", "newsletters", "notifications", "receipts", "screener", "owed", "waiting"):
