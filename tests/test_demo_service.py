@@ -142,3 +142,18 @@ def test_where_a_child_cannot_be_handed_a_socket_the_service_runs_in_a_thread() 
         assert demo.token not in repr(demo)
     finally:
         assert demo.stop() == ""
+
+
+def test_the_demo_services_process_starts_without_what_it_needs_only_later() -> None:
+    """The service's process imports its framework while the demo mail is made: not the webhooks' HTTP client
+    (made at the first delivery), nor the library that makes up people (the mail process's alone)."""
+    probe = (
+        "import sys\nimport pigeon_service.run\n"
+        "loaded = {name for name, module in sys.modules.items() if module is not None}\n"
+        "print(sorted({name for name in loaded if name.split('.')[0] in {'httpx', 'faker'}}))\n"
+    )
+    done = subprocess.run(  # noqa: S603  (this interpreter, a fixed script)
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

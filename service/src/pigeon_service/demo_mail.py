@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from faker import Faker
-
 from pigeon.models import (
     ContentType,
     EmailType,
@@ -120,6 +118,8 @@ def populate(
     now = (now or datetime.now(UTC)).astimezone(UTC)
     rng = random.Random(seed)  # noqa: S311  (reproducible demo data, not security)
     read = random.Random(f"{seed}:read")  # noqa: S311  (which threads were read: apart, so the mail stays as it was)
+    from faker import Faker  # (here: the service's process imports this module and makes no mail)
+
     fake = Faker("en_US")
     fake.seed_instance(seed)
     new_id = _Ids(rng)

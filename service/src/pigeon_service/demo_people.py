@@ -6,13 +6,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
-
-from faker import Faker
+from typing import TYPE_CHECKING, Any
 
 from pigeon.models import EmailType, PhoneType, SocialProfileType
 from pigeon_service.db import iso
 from pigeon_service.demo_text import TAGS
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 
 def new_person(fake: Faker, rng: random.Random, new_id: Callable[[], str], now: datetime) -> dict[str, Any]:

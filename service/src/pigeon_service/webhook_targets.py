@@ -17,8 +17,6 @@ import socket
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-import httpx
-
 RESOLVE_TIMEOUT = 3.0
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -118,6 +116,8 @@ async def pinned_target(url: str, *, allow_private: bool, allow_loopback: bool =
         addresses = await _safe_addresses(host, allow_loopback=allow_loopback)
     except (OSError, TimeoutError) as exc:
         raise UnsafeWebhookURL(f"{host} could not be resolved") from exc
+    import httpx  # (here: the service starts without it)
+
     parsed = httpx.URL(url)
     if _literal(host) is not None:
         return Target(url)

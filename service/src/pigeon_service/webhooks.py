@@ -32,13 +32,16 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-import httpx
 from standardwebhooks.webhooks import Webhook
 
 from pigeon.models import Message, WebhookStatus
 from pigeon_service.db import Database, DeliveryRow, iso
 from pigeon_service.webhook_targets import UnsafeWebhookURL, pinned_target
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("pigeon_service.webhooks")
 
@@ -124,6 +127,7 @@ class Deliverer:
         self.db = db
         self.policy = policy or DeliveryPolicy()
         self._http = http_client
+        self._owns = False  # the client is made at the first delivery, and closed when ``run`` ends
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._serving: dict[str, asyncio.Task[None]] = {}
@@ -146,9 +150,7 @@ class Deliverer:
     async def run(self) -> None:
         """Deliver until cancelled."""
         self._loop = asyncio.get_running_loop()
-        owns = self._http is None
-        if owns:
-            self._http = new_http_client()
+        self._owns = self._http is None
         try:
             while True:
                 self.dispatch_due()
@@ -157,9 +159,10 @@ class Deliverer:
             for task in list(self._serving.values()):
                 task.cancel()
             await asyncio.gather(*self._serving.values(), return_exceptions=True)
-            if owns and self._http is not None:
+            if self._owns and self._http is not None:
                 await self._http.aclose()
                 self._http = None
+            self._owns = False
 
     async def _sleep_until_next(self) -> None:
         upcoming = self.db.next_delivery_at(exclude=tuple(self._serving))
@@ -214,7 +217,11 @@ class Deliverer:
 
     async def _send(self, delivery: DeliveryRow) -> tuple[int | None, str | None]:
         """The receiver's status, or why there is none."""
+        import httpx  # (here: its import is no part of the service's start, before any request is answered)
+
         policy = self.policy
+        if self._http is None and self._owns:
+            self._http = new_http_client()
         http = self._http or new_http_client()
         try:
             async with asyncio.timeout(policy.timeout):
@@ -268,6 +275,8 @@ class Deliverer:
 
 def new_http_client() -> httpx.AsyncClient:
     """The deliverer's client: no shared cap on connections (each account's budget bounds its own), no redirects."""
+    import httpx
+
     return httpx.AsyncClient(
         follow_redirects=False, limits=httpx.Limits(max_connections=None, max_keepalive_connections=20)
     )
