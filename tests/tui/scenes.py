@@ -361,7 +361,7 @@ SCENES: dict[str, Scene] = {
 async def render(name: str, scene: Scene, folder: Path = OUT) -> Path:
     """The scene as ``folder/<name>.svg``."""
     app = scene_app(logged_in=scene.logged_in)
-    async with app.run_test(size=scene.size) as pilot:
+    async with app.run_test(size=scene.size, notifications=True) as pilot:  # (as the snapshot tests run it)
         await scene.run_before(pilot)
         folder.mkdir(exist_ok=True)
         path = folder / f"{name}.svg"
