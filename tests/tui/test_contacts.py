@@ -502,6 +502,7 @@ async def test_ctrl_d_in_a_field_discards_the_restored_draft_after_asking(
         editor = await open_editor(pilot, app, contact)
         assert isinstance(app.focused, Input)  # (a field has the focus, as it does when the editor opens)
         assert editor.query_one("#last_name", Input).value == "Typed Before"
+        await settle(pilot, app, lambda: "Discard draft" in screen_text(app))  # the key bar offers it
         await pilot.press("ctrl+d")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -514,6 +515,7 @@ async def test_ctrl_d_in_a_field_discards_the_restored_draft_after_asking(
         field.cursor_position = 0
         before = field.value
         assert before
+        assert "Discard draft" not in screen_text(app)  # nothing to discard: not in the key bar
         await pilot.press("ctrl+d")
         assert field.value == before[1:]
         assert isinstance(app.screen, ContactEditor)

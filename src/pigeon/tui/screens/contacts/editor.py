@@ -85,8 +85,9 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save"),
         Binding("escape", "close", "Close", id="editor.close", tooltip="Close (asks first if there are changes)"),
-        # (a priority: the focused field would take ctrl+d as "delete right", and the draft would stay)
-        Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", show=False, priority=True),
+        # (a priority: the focused field would take ctrl+d as "delete right", and the draft would stay; in the key
+        # bar only while a draft is restored: ``check_action``)
+        Binding("ctrl+d", "discard_draft", "Discard draft", id="editor.discard", priority=True),
     ]
 
     def __init__(self, core: MailCore, contact: Contact, draft: ContactDraft | None = None) -> None:
