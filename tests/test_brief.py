@@ -99,6 +99,8 @@ def test_the_brief_says_who_wrote_their_first_words_and_what_is_in_them() -> Non
     assert brief([message(1, "Hi,\nSee you soon")], 1, name, read_before=False).lines(str)[0] == (
         "Not read yet: 1 new message from kelly@rose.example"
     )
+    two = brief([message(1, "Hi"), message(2, "Again")], 2, name, read_before=False)  # one writer: counted once
+    assert two.lines(str)[0] == "Not read yet: 2 new messages from kelly@rose.example"
     plain = brief([message(1, "Morning standup moved to 3pm.\nWe decided 4 things; the market 5 more.")], 1, name)
     assert plain.gists[0].words == "Morning standup moved to 3pm. We decided 4 things; the market 5 more."
     assert plain.dates == ("3pm",)  # (not "decided 4", nor "market 5")

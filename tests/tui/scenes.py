@@ -205,6 +205,12 @@ async def main_view(pilot: Pilot[None]) -> None:
     await open_thread(pilot, longest_conversation)
 
 
+async def light(pilot: Pilot[None]) -> None:
+    """The main screen in a light theme, at the smallest size a person uses."""
+    pilot.app.theme = "textual-light"
+    await open_thread(pilot, longest_conversation)
+
+
 async def reader_html(pilot: Pilot[None]) -> None:
     await open_thread(pilot, newsletter)
 
@@ -344,6 +350,7 @@ class Scene:
 
 SCENES: dict[str, Scene] = {
     "main": Scene(main_view),
+    "light": Scene(light, size=(80, 24)),
     "reader-html": Scene(reader_html),
     "help": Scene(help_screen),
     "palette": Scene(palette),

@@ -15,7 +15,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, SelectionLi
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
-from pigeon.core.contacts import ContactForm, FormInvalid, changes, validate
+from pigeon.core.contacts import ContactForm, FormInvalid, changes, type_label, validate
 from pigeon.models import Contact
 from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.tui.app import PigeonApp, make_app
@@ -142,6 +142,18 @@ async def test_the_book_learns_contacts_from_mail_searches_and_sorts(service: Se
         assert book.sort == 1
         details = str(book.query_one("#book-details", Static).visual)
         assert book.shown[book.query_one(DataTable).cursor_row].name in details
+
+
+async def test_the_book_says_its_count_and_the_entry_types_in_proper_words(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        book = await opened_book(pilot, app, 10)
+        email = book.shown[3].emails[0].email or ""
+        await pilot.press(*email)
+        await settle(pilot, app, lambda: len(book.shown) == 1)
+        assert "1 contact · sorted by" in screen_text(app)
+        assert type_label("SOCIAL_PROFILE_TYPE_LINKEDIN") == "LinkedIn"  # (as its owners spell it)
+        assert type_label("EMAIL_TYPE_WORK") == "Work"
 
 
 async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: Service) -> None:

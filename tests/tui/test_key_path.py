@@ -23,6 +23,7 @@ from pigeon.tui.fast_path.panes import SteadyScrollBar
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.widgets.inbox_list import InboxList
 from pigeon.tui.widgets.key_bar import KeyBar
+from pigeon.tui.widgets.pane import FOCUSED_TITLE
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.text_input import TextInput
 from pigeon.tui.widgets.thread_list import ThreadList
@@ -472,7 +473,7 @@ async def test_the_focused_panes_title_takes_the_accent() -> None:
 
         def accented(widget: ThreadList | Reader) -> bool:
             title = widget._border_title
-            return title is not None and any("$accent" in str(span.style) for span in title.spans)
+            return title is not None and any(str(span.style) == FOCUSED_TITLE for span in title.spans)
 
         assert accented(threads)
         assert not accented(reader)

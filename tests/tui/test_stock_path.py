@@ -15,6 +15,7 @@ from pigeon.tui.fast_path import guard
 from pigeon.tui.fast_path.compositor import LineCompositor, TextualCompositor
 from pigeon.tui.fast_path.panes import SteadyScrollBar
 from pigeon.tui.screens.mail import MainScreen
+from pigeon.tui.widgets.pane import FOCUSED_TITLE
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.tui.scenes import SIZE, mail_loaded, scene_app, settle
@@ -48,7 +49,7 @@ async def runs_as_plain_textual() -> None:
         await until(pilot, lambda: reader.has_focus and not threads.has_focus)
         shown = str(reader.border_title)  # (set through Textual's own border_title, which repaints the pane)
         assert " Message " in shown
-        assert "$accent" in shown
+        assert f"[{FOCUSED_TITLE}]" in shown
         await pilot.press("h")  # back: the reader's own binding, reached through Textual's dispatch
         await until(pilot, lambda: threads.has_focus)
         assert threads.current is not None

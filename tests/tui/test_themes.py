@@ -4,6 +4,7 @@ resize keeps the list's cursor row in sight."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 
 from textual.color import Color
@@ -55,7 +56,7 @@ async def test_every_theme_keeps_the_lists_and_readers_colours_legible(service: 
                     )
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {type(widget).__name__} {name or 'text'}: {ratio:.2f}")
-        assert not poor, poor
+        assert not poor, "\n".join(poor)
 
 
 async def test_a_resize_keeps_the_cursor_row_in_sight(service: Service) -> None:
@@ -117,3 +118,41 @@ async def test_a_theme_switched_while_running_looks_as_after_a_restart(service: 
     started = await screen_in(service, "textual-light")
     differ = sorted(where for where in switched.keys() | started.keys() if switched.get(where) != started.get(where))
     assert not differ, [(where, switched.get(where), started.get(where)) for where in differ[:10]]
+
+
+def words_painted(app: PigeonApp) -> list[tuple[int, int, str, str, str]]:
+    """Each run of words on the screen (not lines or spaces): its row, column, text, colour and the colour behind
+    it, from Textual's own screenshot."""
+    svg = app.export_screenshot()
+    fills = dict(re.findall(r"\.terminal-\d+-(r\d+) \{ fill: ([^;}\s]+)", svg))
+    backs = sorted(
+        (round((float(y) - 1.5) / LINE_HEIGHT), round(float(x) / CELL_WIDTH), f)
+        for f, x, y in re.findall(r'<rect fill="([^"]+)" x="([\d.]+)" y="([\d.]+)"', svg)
+    )
+    runs = []
+    for c, x, y, text in re.findall(r'<text class="terminal-\d+-(r\d+)" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)<', svg):
+        row, column, text = round((float(y) - 20.0) / LINE_HEIGHT), round(float(x) / CELL_WIDTH), html.unescape(text)
+        behind = [f for r, col, f in backs if r == row and col <= column]
+        if fills.get(c) and behind and any(ch.isalnum() for ch in text):
+            runs.append((row, column, text, fills[c], behind[-1]))
+    return runs
+
+
+async def test_the_sidebars_counts_and_the_focused_title_are_legible_in_every_theme(service: Service) -> None:
+    """What the app styles itself beyond the list's rows: each word on the sidebar and on the panes' title row
+    stands out from what is behind it (the theme's text colours, made for its background, not the accent's fill)."""
+    app = pigeon_for(service)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await loaded(pilot, app)
+        inboxes = app.screen.query_one(InboxList)
+        await settle(pilot, app, lambda: inboxes.option_count > len(VIEW_LABELS) + 1)  # (the counts shown)
+        poor = []
+        for theme in sorted(t for t in app.available_themes if not t.startswith("ansi")):  # (ANSI: the terminal's)
+            app.theme = theme
+            await settle(pilot, app)
+            for row, column, text, fill, behind in words_painted(app):
+                if row == 0 or inboxes.region.contains(column, row):
+                    ratio = contrast(Color.parse(fill), Color.parse(behind))
+                    if ratio < MIN_CONTRAST:
+                        poor.append(f"{theme} {text.strip()!r}: {ratio:.2f}")
+        assert not poor, "\n".join(poor)

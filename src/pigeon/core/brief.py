@@ -84,7 +84,8 @@ class Brief:
 
     def lines(self, when: Callable[[datetime | None], str]) -> list[str]:
         """The brief in lines (``when`` says a message's time), the first saying how much is new and from whom."""
-        who = ", ".join(f"{name} ({count})" if count > 1 else name for name, count in self.writers)
+        alone = len(self.writers) == 1  # (then the count says how many are theirs)
+        who = ", ".join(f"{name} ({count})" if count > 1 and not alone else name for name, count in self.writers)
         count = f"{self.new} new message{'s' if self.new != 1 else ''}"
         said = "New since you last read it" if self.read_before else "Not read yet"
         lines = [f"{said}: {count} from {who}" if who else f"{said}: {count}"]

@@ -31,10 +31,15 @@ NEW_ENTRY_TYPES: dict[str, str] = {
 KIND_TITLES = {"emails": "Emails", "phones": "Phones", "social_profiles": "Social profiles"}
 
 
+SPELLED = {"Linkedin": "LinkedIn"}
+"""Names that ``title()`` spells otherwise than their owners do."""
+
+
 def type_label(value: str) -> str:
     """``EMAIL_TYPE_WORK`` as ``Work``: cleaned, since an unknown type is the service's text (and cleaned first:
     ``title()`` would turn an escape sequence's introducer into another)."""
-    return clean_line(clean_line(value).split("_TYPE_", 1)[-1].replace("_", " ").title())
+    label = clean_line(clean_line(value).split("_TYPE_", 1)[-1].replace("_", " ").title())
+    return SPELLED.get(label, label)
 
 
 def on_screen(value: str) -> str:

@@ -78,9 +78,9 @@ class FormDialog(ModalScreen[Any]):
         for error in errors:
             name = error.field.split(".")[0]
             if name in self.FIELDS:
-                self.query_one(f"#{name}-error", Label).update(Content.styled(clean_line(error.message), "$error"))
+                self.query_one(f"#{name}-error", Label).update(Content.styled(clean_line(error.message), "$text-error"))
         text = " ".join(x for x in (summary, "; ".join(str(error) for error in errors)) if x)
-        self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $error"))
+        self.query_one("#dialog-status", Static).update(Content.styled(clean_line(text), "bold $text-error"))
 
     async def create_with(self, call: Callable[[], Awaitable[Any]]) -> None:
         """Await ``call()`` (a create request of the core); field errors go to their fields, and the reason, with
@@ -221,14 +221,14 @@ class SecretScreen(ModalScreen[None]):
                 ),
                 markup=False,
             )
-            yield Static(Content.styled("Signing secret", "bold $accent"), markup=False)
+            yield Static(Content.styled("Signing secret", "bold $text-accent"), markup=False)
             yield Static(
                 Content(clean_line(self.webhook.secret or "(the service sent none)")), id="secret", markup=False
             )
             yield Static(
                 Content.styled(
                     "This secret will not be shown again. Copy it now (c) and keep it where your receiver can read it.",
-                    "$warning",
+                    "$text-warning",
                 ),
                 markup=False,
             )

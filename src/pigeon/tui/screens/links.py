@@ -24,13 +24,13 @@ Chosen = tuple[Literal["open", "copy"], Link]
 
 def link_line(link: Link) -> Content:
     """One link: its number, the words the mail shows, then where it really goes (and why to be careful)."""
-    parts = [Content.styled(f"{link.number:>3} ", "bold $accent")]
+    parts = [Content.styled(f"{link.number:>3} ", "bold $text-accent")]
     if link.text and link.text != link.target:
         parts += [safe_line(link.text, limit=50), Content.styled(" → ", "dim")]
     parts.append(safe_line(link.target, limit=120, style="underline" if link.openable else "dim"))
     caution = link.caution
     if caution:
-        parts.append(Content.styled(f"  ⚠ {clean_line(caution)}", "bold $warning"))
+        parts.append(Content.styled(f"  ⚠ {clean_line(caution)}", "bold $text-warning"))
     elif not link.openable:
         parts.append(Content.styled("  (not opened: shown only)", "dim"))
     return Content.assemble(*parts)

@@ -73,7 +73,7 @@ class LoginScreen(Screen[None]):
         self.submit()
 
     def say(self, text: str) -> None:
-        self.query_one("#login-error", Static).update(Content.styled(clean_line(text), "$error"))
+        self.query_one("#login-error", Static).update(Content.styled(clean_line(text), "$text-error"))
 
     def submit(self) -> None:
         base_url = self.query_one("#base-url", Input).value.strip()

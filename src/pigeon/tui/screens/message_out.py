@@ -91,7 +91,7 @@ class PipedScreen(ShownText):
     def __init__(self, name: str, code: int, output: str, dropped: int) -> None:
         ended = "finished" if code == 0 else f"failed (exit {code})"
         title = Content.assemble(
-            safe_line(name, limit=60, style="bold"), Content.styled(f" {ended}", "bold $error" if code else "bold")
+            safe_line(name, limit=60, style="bold"), Content.styled(f" {ended}", "bold $text-error" if code else "bold")
         )
         text = output if output.strip() else "(no output)"
         if dropped:

@@ -133,7 +133,7 @@ class HelpScreen(ModalScreen[None]):
         what_width = max((len(what) for _, what, _ in self.rows), default=4) + 2
         lines = [
             Content.assemble(
-                Content.styled(key.ljust(key_width), "bold $accent"),
+                Content.styled(key.ljust(key_width), "bold $text-accent"),
                 what.ljust(what_width),
                 Content.styled(binding_id, "dim"),
             )

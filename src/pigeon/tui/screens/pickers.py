@@ -70,7 +70,7 @@ class SnoozePicker(ModalScreen[datetime | None]):
         try:
             when = parse_when(event.value, self.now())
         except ValueError as exc:
-            self.query_one("#snooze-error", Static).update(Content.styled(clean_line(str(exc)), "$warning"))
+            self.query_one("#snooze-error", Static).update(Content.styled(clean_line(str(exc)), "$text-warning"))
             return
         self.dismiss(when)
 

@@ -99,7 +99,8 @@ class ReviewScreen(ModalScreen[Outcome]):
 
     def say(self, text: str, *, error: bool = True) -> None:
         """A line under the draft (why something was refused), cleaned; the note too when it is an error."""
-        self.query_one("#review-said", Static).update(safe_line(text, limit=400, style="bold $error" if error else ""))
+        said = safe_line(text, limit=400, style="bold $text-error" if error else "")
+        self.query_one("#review-said", Static).update(said)
         if error:
             self.notify(clean_line(text, limit=400), title="Review", severity="error", markup=False)
 

@@ -62,9 +62,9 @@ def inbox_prompt(label: str, unread: int, status: object = None) -> Content:
     room = LINE - (len(text) + 2 if text else 0) - (len(str(unread)) + 1 if unread else 0)
     parts = [safe_line(label, limit=max(room, 4))]  # the name gives way, so the status and count fit one line
     if text:
-        parts.append(Content.styled(f" {text} ", "$warning"))  # (cleaned above)
+        parts.append(Content.styled(f" {text} ", "italic"))  # (cleaned above; the row's colour: legible on its cursor)
     if unread:
-        parts.append(Content.styled(f" {unread}", "bold $accent"))
+        parts.append(Content.styled(f" {unread}", "bold"))  # (the row's colour: legible on its cursor, any theme)
     return Content.assemble(*parts)
 
 
@@ -89,7 +89,7 @@ class InboxList(OptionList, Pane):
             shown = count if view != "all" else 0
             label = ("  " if view in LANE_VIEWS else "") + view_label(view)  # (the lanes, under the Inbox)
             options.append(Option(inbox_prompt(label, shown), id=f"view:{view}"))
-        options.append(Option(Content.styled("Inboxes", "dim"), id="heading", disabled=True))
+        options.append(Option(Content.styled("Inboxes", "bold $foreground"), id="heading", disabled=True))
         for inbox in inboxes:
             options.append(
                 Option(

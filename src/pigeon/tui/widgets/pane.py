@@ -27,7 +27,7 @@ from textual.widget import Widget
 
 from pigeon.tui import fast_path
 
-FOCUSED_TITLE = "bold reverse $accent"
+FOCUSED_TITLE = "bold reverse $text-accent"
 """The focused pane's title: a badge in the accent colour, the pane's background as its text (any theme)."""
 
 

@@ -75,7 +75,7 @@ class ThreadBrief(Static):
             return
         lines = found.lines(lambda moment: relative_time(moment, now or datetime.now(UTC)))
         gists = len(found.gists)
-        styled = [Content.styled(lines[0], "bold $accent")]
+        styled = [Content.styled(lines[0], "bold $text-accent")]
         styled += [Content(line) for line in lines[1 : 1 + gists]]
         styled += [Content.styled(line, "$text-muted") for line in lines[1 + gists :]]
         styled = styled[:1] + styled[1:][-max(room - 1, 1) :]

@@ -128,7 +128,7 @@ class Piece:
     def marked(self) -> Piece:
         """The same piece under the message cursor: the bar beside its header, every other line the same object."""
         rows = list(self.rows)
-        rows[self.head] = Content.assemble(Content.styled(CURSOR, "bold $accent"), rows[self.head][1:])
+        rows[self.head] = Content.assemble(Content.styled(CURSOR, "bold $text-accent"), rows[self.head][1:])
         texts = self.text.split("\n")  # (the lines above a header never wrap: it is the same line unwrapped)
         texts[self.head] = CURSOR + texts[self.head][1:]
         return Piece(tuple(rows), self.lines, self.plain, "\n".join(texts), self.head)
@@ -190,7 +190,7 @@ class ThreadView:
             )
         ]
         if progress:
-            lines.append(Content.styled(progress, "italic $accent"))
+            lines.append(Content.styled(progress, "italic $text-accent"))
         return lines
 
     def left_out(self, index: int) -> Content | None:
@@ -203,7 +203,7 @@ class ThreadView:
         here = [u for u in self.unreadable if u.before == place or (last and u.before > place)]
         if not here:
             return None
-        return Content.styled(unreadable_words(here), "italic $warning")
+        return Content.styled(unreadable_words(here), "italic $text-warning")
 
     def piece(self, index: int, width: int, *, folded: bool, current: bool, show_quotes: bool, find: str = "") -> Piece:
         key = (self.keys[index], width, folded, current, show_quotes, find)
@@ -290,7 +290,7 @@ class ThreadView:
         if message.status is not None and not isinstance(message.status, StrEnum):  # a status the spec leaves open
             badge = clean_line(message.status, limit=60)
         if badge:
-            header += Content.styled(f"  [{badge}]", "bold $error" if badge == "FAILED" else "$accent")
+            header += Content.styled(f"  [{badge}]", "bold $text-error" if badge == "FAILED" else "$text-accent")
         return header
 
     def message(self, message: Message, show_quotes: bool, width: int = 80, *, place: int = 0) -> list[Content]:
@@ -304,7 +304,7 @@ class ThreadView:
             )
         if message.id and message.id == self.mine_last:
             seen = seen_words(readers(self.thread, message.created_at), self._name, self.clock())
-            lines += [Content.styled(line, "$accent") for line in seen]
+            lines += [Content.styled(line, "$text-accent") for line in seen]
         address = sender_address(message, self.contacts)
         if address:
             lines.append(Content.assemble(Content.styled("From: ", "dim"), address))
@@ -371,7 +371,7 @@ class ThreadView:
                 elif part.strip():
                     out.append(safe(part.strip("\n")))
         if left_out:
-            out.append(Content.styled(f"… {left_out:,} more characters not shown", "italic $warning"))
+            out.append(Content.styled(f"… {left_out:,} more characters not shown", "italic $text-warning"))
         return out
 
 

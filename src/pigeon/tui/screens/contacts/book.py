@@ -36,7 +36,7 @@ def contact_details(contact: Contact, now: datetime) -> Content:
     for kind, (key, _) in ENTRY_KINDS.items():
         entries = getattr(contact, kind)
         if entries:
-            lines += ["", Content.styled(KIND_TITLES[kind], "bold $accent")]
+            lines += ["", Content.styled(KIND_TITLES[kind], "bold $text-accent")]
             for entry in entries:
                 kind_label = type_label(str(getattr(entry.type, "value", entry.type) or ""))
                 lines.append(
@@ -112,11 +112,9 @@ class ContactBook(ReportsFailures, Screen[None]):
         if contacts:
             table.move_cursor(row=min(current, len(contacts) - 1))
         self.show_details()
+        many = f"{len(contacts)} contact{'s' if len(contacts) != 1 else ''}"
         self.query_one("#book-status", Static).update(
-            Content.styled(
-                f"{len(contacts)} contacts · sorted by {key} (o in the list) · type to search, ↑↓ and enter to edit",
-                "dim",
-            )
+            Content.styled(f"{many} · sorted by {key} (o in the list) · type to search, ↑↓ and enter to edit", "dim")
         )
 
     def show_details(self) -> None:

@@ -111,7 +111,7 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
                         f"Restored unsaved changes from {self.restored.saved_at:%Y-%m-%d %H:%M} UTC"
                         f"{' (' + clean_line(self.restored.reason) + ')' if self.restored.reason else ''}. "
                         "Save with ctrl+s, or ctrl+d to discard them.",
-                        "$warning",
+                        "$text-warning",
                     ),
                     id="restored",
                     markup=False,
@@ -200,12 +200,12 @@ class ContactEditor(ReportsFailures, Screen[Contact | None]):
         for error in errors:
             label = self.field_widget(error.field)
             if label is not None:
-                label.update(Content.styled(clean_line(error.message), "$error"))
+                label.update(Content.styled(clean_line(error.message), "$text-error"))
                 placed.append(error)
         rest = [e for e in errors if e not in placed]
         text = summary + ("" if not rest else ": " + "; ".join(str(e) for e in rest))
         status = self.query_one("#editor-status", Static)
-        status.update(Content.styled(clean_line(text), "bold $error"))
+        status.update(Content.styled(clean_line(text), "bold $text-error"))
         first = self.field_widget(placed[0].field) if placed else None
         (first or status).scroll_visible(animate=False)
 

@@ -173,7 +173,7 @@ class HandOffPart(Part):
         elif link.caution:
             question = Content.assemble(
                 "Careful: ",
-                Content.styled(clean_line(link.caution), "bold $warning"),
+                Content.styled(clean_line(link.caution), "bold $text-warning"),
                 ". Open ",
                 safe_line(link.target, limit=200, style="bold"),
                 "?",

@@ -110,9 +110,8 @@ class LivePart(Part):
             delay = min(self.check_delay * 2, MAX_CHECK_DELAY) if self._failing else self._first_retry()
             self._failing = True
             self._schedule_check(delay)
-            self.shown.set_status(
-                Content.styled(f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now", "$warning")
-            )
+            said = f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now"
+            self.shown.set_status(Content.styled(said, "$text-warning"))
             if retrying and (self.offline or not isinstance(exc, ConnectionFailed)):
                 return  # said at the first failure (and by the banner, when offline): not again at every try
             raise

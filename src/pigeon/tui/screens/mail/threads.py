@@ -120,7 +120,7 @@ class ThreadsPart(Part):
             box.add_class("-invalid")
             box.border_subtitle = clean_line(str(exc))
             self._version += 1  # (a word search still running for what was typed before is moot)
-            self.set_status(Content.styled(clean_line(str(exc)), "$error"))
+            self.set_status(Content.styled(clean_line(str(exc)), "$text-error"))
             return
         box.remove_class("-invalid")
         if box.border_subtitle:  # (set to what it is, it is drawn again)
