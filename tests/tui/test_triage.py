@@ -181,6 +181,19 @@ async def test_the_views_are_counted_one_at_a_time_and_the_last_change_is_counte
             assert counts["most"] == 1
 
 
+async def test_an_empty_view_leaves_no_other_views_thread_in_the_reader(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        reader = app.screen.query_one(Reader)
+        await settle(pilot, app, lambda: reader.thread is not None)  # the thread under the cursor, previewed
+        await pilot.press("4")  # Snoozed: nothing there
+        await settle(pilot, app, lambda: len(threads.source) == 0 and "Snoozed" in threads.title.plain)
+        assert reader.thread is None
+        await pilot.press("1")  # the Inbox again: its thread previewed
+        await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == current_id(threads))
+
+
 async def test_search_with_operators_narrows_the_list(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:

@@ -89,9 +89,9 @@ class ThreadList(ScrollView, Pane, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)  # watch_cursor repaints
 
     class Highlighted(Message):
-        """The cursor moved to another thread."""
+        """The cursor moved to another thread (``row`` None: the list shown is empty)."""
 
-        def __init__(self, thread_list: ThreadList, index: int, row: ThreadRow) -> None:
+        def __init__(self, thread_list: ThreadList, index: int, row: ThreadRow | None) -> None:
             super().__init__()
             self.thread_list = thread_list
             self.index = index
@@ -231,9 +231,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
                     self.refresh(Region(0, index - top, width, 1))
         else:
             self.refresh()
-        row = self.current
-        if row is not None:
-            self.post_message(self.Highlighted(self, value, row))
+        self.post_message(self.Highlighted(self, value, self.current))
         if self._preparing is not None:
             self._preparing.reset()
             self._preparing.resume()

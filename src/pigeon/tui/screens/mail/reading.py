@@ -86,9 +86,9 @@ class ReaderPart(Part):
         thread = self.widget.thread
         return (thread.id or None) if self.active and thread is not None else None
 
-    def highlighted(self, thread_id: str) -> None:
+    def highlighted(self, thread_id: str | None) -> None:
         """Preview the highlighted thread once the cursor rests on it: read and laid out, so Enter only moves the
-        focus. A preview does not mark the thread read."""
+        focus. A preview does not mark the thread read. An empty list (None) leaves nothing in the reader."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
         now = time.monotonic()
@@ -102,6 +102,10 @@ class ReaderPart(Part):
         if self._loading is not None and not self._loading[2] and self._loading[0] != thread_id:
             self.screen.workers.cancel_group(self.screen, "reader")  # a preview under way is no longer wanted
             self._loading = None
+        if thread_id is None:
+            if reader.thread is not None:  # (another view's thread would be taken for this one's)
+                reader.clear()
+            return
         if reader.thread is not None and reader.thread.id == thread_id:
             return
         self._preview_timer = self.screen.set_timer(preview_wait(pace), lambda: self.preview(thread_id))

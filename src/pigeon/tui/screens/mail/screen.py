@@ -207,7 +207,7 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     @on(ThreadList.Highlighted)
     def _highlighted(self, event: ThreadList.Highlighted) -> None:
-        self.reading.highlighted(event.row.id)
+        self.reading.highlighted(event.row.id if event.row is not None else None)
 
     @on(ThreadList.Opened)
     def _opened(self, event: ThreadList.Opened) -> None:
