@@ -126,6 +126,30 @@ async def test_a_check_that_fails_on_the_disk_is_tried_again_too(
         assert screen.check_delay == 0.3
 
 
+async def test_the_status_line_says_the_next_try_until_a_check_succeeds(service: Service) -> None:
+    """Once a check failed, the status line, said afresh by whatever changes the list, still says when the next
+    check is (not how mail comes when all is well) until one succeeds."""
+    switch = Switch(service)
+    switch.down = False
+    app = make_app(
+        load_config(base_url=BASE), token=service.alice.token, client_factory=factory(switch), clock=frozen_clock
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = on_screen(app, MainScreen)
+        await settle(pilot, app, lambda: screen.synced and "checking every" in str(screen.status))
+        switch.down = True
+        await pilot.press("ctrl+r")
+        await settle(pilot, app, lambda: "Could not check for mail" in str(screen.status))
+        await pilot.press("s")  # a change: the status line is said afresh
+        threads = screen.query_one(ThreadList)
+        await settle(pilot, app, lambda: threads.current is not None and threads.current.starred)
+        await settle(pilot, app, lambda: "not checked · again in" in str(screen.status))
+        switch.down = False
+        await pilot.press("ctrl+r")
+        well = lambda: "checking every" in str(screen.status) and "again in" not in str(screen.status)  # noqa: E731
+        await settle(pilot, app, well)
+
+
 async def test_a_failing_service_is_said_once_while_the_checks_go_on(service: Service) -> None:
     switch = Switch(service)
     switch.down, switch.broken = False, True

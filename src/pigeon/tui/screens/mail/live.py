@@ -110,11 +110,14 @@ class LivePart(Part):
             delay = min(self.check_delay * 2, MAX_CHECK_DELAY) if self._failing else self._first_retry()
             self._failing = True
             self._schedule_check(delay)
+            self.shown.show_live_mode(f"not checked · again in {delay:g} s")  # (what the line says till then)
             said = f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now"
             self.shown.set_status(Content.styled(said, "$text-warning"))
             if retrying and (self.offline or not isinstance(exc, ConnectionFailed)):
                 return  # said at the first failure (and by the banner, when offline): not again at every try
             raise
+        if self._failing and self._mode is not None:
+            self.shown.show_live_mode(self._mode.status(self.core.poll_interval))
         self._failing = False
         self._schedule_check(self._regular_delay())
 
