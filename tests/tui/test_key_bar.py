@@ -1,4 +1,4 @@
-"""The key bar: the focused context's keys on one line, clickable, the palette's key always at the right."""
+"""The key bar: the focused context's keys on one line, clickable, help and the palette's key always at the right."""
 
 from __future__ import annotations
 
@@ -39,16 +39,17 @@ async def test_the_bar_follows_focus_and_a_click_presses_the_key(service: Servic
         await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
 
 
-async def test_a_narrow_bar_shows_whole_keys_and_keeps_the_palette(service: Service) -> None:
+async def test_a_narrow_bar_shows_whole_keys_and_keeps_help_and_the_palette(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=(70, 30)) as pilot:
         await loaded(pilot, app)
         bar = app.screen.query_one(KeyBar)
         shown = bar_text(bar)
         assert len(shown) == 70
-        assert shown.rstrip().endswith("^p palette")
-        words = shown.split("▏")[0].split()
-        assert "Help" not in words  # it did not fit: left out whole, not cut
+        assert shown.rstrip().endswith("▏ ^p")  # short of room: the palette by its key alone
+        keys = shown.split("▏")[0].rstrip()
+        assert keys.endswith(" ? Help")  # the way to every key that did not fit stays, beside the palette
+        assert keys.count("Help") == 1
         hints, _palette = bar.hints()
         drawn = [hint for hint in hints if f" {hint.display} {hint.description} " in shown]
         assert drawn  # some keys fit, each whole; the others are left out whole (no part of them is drawn)

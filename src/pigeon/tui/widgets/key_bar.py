@@ -30,6 +30,11 @@ class KeyHint(NamedTuple):
     display: str
     description: str
     enabled: bool
+    action: str = ""
+
+
+KEPT = "help"
+"""The action whose key stays in a bar too narrow for every key (the way to all the others), left of the palette's."""
 
 
 class KeyBar(Widget, can_focus=False):
@@ -114,7 +119,8 @@ class KeyBar(Widget, can_focus=False):
             if not binding.show or binding.action in seen or binding.description in seen:
                 continue  # (one hint per action: the reader's h "Back" hides the screen's esc "Back")
             seen.update((binding.action, binding.description))
-            shown.append(KeyHint(binding.key, app.get_key_display(binding), binding.description, enabled))
+            display = app.get_key_display(binding)
+            shown.append(KeyHint(binding.key, display, binding.description, enabled, binding.action))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _node, binding, enabled, _tooltip = active[app.COMMAND_PALETTE_BINDING]
@@ -173,12 +179,24 @@ class KeyBar(Widget, can_focus=False):
             start, at = at, at + cell_len(key) + cell_len(description)
             spans.append((start, at, hint))
 
+        def cells(hint: KeyHint) -> int:
+            return cell_len(f" {hint.display} {hint.description} ")
+
         palette_text = f"▏ {palette.display} {palette.description} " if palette else ""
         room = self.size.width - cell_len(palette_text)
-        for hint in shown:  # whole hints only; the palette's key keeps its place at the right edge
-            if at + cell_len(f" {hint.display} {hint.description} ") > room:
+        crowded = sum(map(cells, shown)) > room
+        if crowded and palette is not None:  # short of room: the palette by its key alone, help's key beside it
+            palette = palette._replace(description="")
+            room = self.size.width - cell_len(f"▏ {palette.display}  ")
+        kept = next((h for h in shown if h.action == KEPT), None) if crowded else None
+        for hint in shown:  # whole hints only; the palette's key keeps its place at the right edge, help beside it
+            if hint is kept:
+                continue
+            if at + cells(hint) > room - (cells(kept) if kept else 0):
                 break
             add(hint)
+        if kept is not None:
+            add(kept)
         if palette is not None:
             if room > at:
                 segments.append(Segment(" " * (room - at)))
