@@ -73,6 +73,22 @@ async def test_done_star_read_with_toasts_and_undo(service: Service) -> None:
         await settle(pilot, app, lambda: threads.current is not None and threads.current.unread)
 
 
+async def test_undo_puts_the_cursor_back_on_the_thread_it_brought_back(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("j")
+        await settle(pilot, app, lambda: threads.cursor == 1)
+        done = current_id(threads)
+        await pilot.press("e")
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+        await pilot.press("j", "j")  # on to other threads before taking it back
+        await settle(pilot, app, lambda: threads.cursor == 3)
+        await pilot.press("u")
+        await settle(pilot, app, lambda: len(threads.source) == 25)
+        assert current_id(threads) == done
+
+
 async def test_bulk_selection_then_one_action_and_one_undo(service: Service) -> None:
     app = pigeon_for(service)
     notes = Notes()

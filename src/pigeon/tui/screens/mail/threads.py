@@ -360,12 +360,13 @@ class ThreadsPart(Part):
         change: Callable[[list[str]], Any],
         *,
         watch: str | None = None,
+        back: bool = False,
     ) -> Changed:
         """Run ``change`` on threads ``targets`` (or those a function of them names) in a thread, then show the
         list as it is now. The new list is made in that thread too, counted from the old one (how many of the
         threads the view held before and holds after), with its screen of rows read and the cursor's thread
         found: the UI only swaps it in. With ``watch`` (the thread open in the reader), the answer says whether
-        it left the view."""
+        it left the view. ``back`` (an undo): the cursor goes to the first thread changed, if the view holds it."""
         thread_list = self.widget
         old = thread_list.source
         version = self._version
@@ -381,7 +382,8 @@ class ThreadsPart(Part):
             after = old.members(ids)
             fresh = old.changed(after - before)
             fresh.prefetch(shown)
-            found = ThreadList.find(fresh, current.id, near=near) if current else None
+            wanted = [*(ids[:1] if back else ()), *((current.id,) if current else ())]
+            found = next((at for i in wanted if (at := ThreadList.find(fresh, i, near=near)) is not None), None)
             left = watch is not None and ThreadList.find(fresh, watch, near=near) is None
             return result, fresh, found, max(before - after, 0), left
 

@@ -114,7 +114,7 @@ class TriagePart(Part):
 
         core = self.core
         try:
-            changed = await self._change(lambda: core.undo_targets(), lambda _: core.undo())
+            changed = await self._change(lambda: core.undo_targets(), lambda _: core.undo(), back=True)
         except DamagedStep as exc:
             self.screen.notify(damaged_step_words(exc), severity="warning", markup=False, timeout=8)
             return
