@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +26,7 @@ from pigeon.store.mailstore import StoredThread
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.widgets.thread_list import ThreadList
 from tests.server.conftest import NOW, Service, make_service
+from tests.test_store import LONG_READ
 from tests.tui.scenes import settle as settle_scene
 
 SIZE = (160, 45)
@@ -128,6 +131,28 @@ def palette_hits(app: PigeonApp) -> list[str]:
 def stored_threads(app: PigeonApp) -> list[StoredThread]:
     """Every thread the app's store holds, newest first."""
     return app.core.store.list_threads("all", limit=10_000, now=NOW)
+
+
+class FirstReadHeld:
+    """A read of the store wrapped: its first call in a worker's thread first reads for many seconds (as in a huge
+    mailbox); ``said`` records it, then how that read ended ("SQLITE_INTERRUPT": stopped, or "read to its end")."""
+
+    def __init__(self, store: Any, inner: Callable[..., Any]) -> None:
+        self.store, self.inner = store, inner
+        self.loop, self.reading = asyncio.get_running_loop(), asyncio.Event()
+        self.said: list[str] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.said and threading.current_thread() is not threading.main_thread():
+            self.said.append("reading")
+            self.loop.call_soon_threadsafe(self.reading.set)
+            try:
+                self.store.rows(LONG_READ)
+            except sqlite3.OperationalError as exc:
+                self.said.append(exc.sqlite_errorname)
+                raise
+            self.said.append("read to its end")
+        return self.inner(*args, **kwargs)
 
 
 async def loaded(pilot: Pilot[None], app: PigeonApp) -> ThreadList:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 
@@ -19,8 +18,7 @@ from pigeon_service.app import ServerSettings, create_app
 from pigeon_service.db import Database
 from pigeon_service.demo_mail import populate
 from tests.server.conftest import NOW, Account, Service
-from tests.test_store import LONG_READ
-from tests.tui.conftest import SIZE, Notes, current_id, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, FirstReadHeld, Notes, current_id, pigeon_for, screen_text, settle
 
 THREADS = PAGE + 60
 
@@ -265,26 +263,11 @@ async def test_a_list_left_while_being_counted_stops_its_count(big: Service, mon
     app = pigeon_for(big)
     async with app.run_test(size=SIZE) as pilot:
         await synced(pilot, app)
-        store, count = app.core.store, Listing.count
-        loop, reading = asyncio.get_running_loop(), asyncio.Event()
-        first: list[str] = []
-
-        def slow(listing: Listing) -> Listing:
-            if not first:
-                first.append("reading")  # the first count: a read of many seconds, as in a huge mailbox
-                loop.call_soon_threadsafe(reading.set)
-                try:
-                    store.rows(LONG_READ)
-                except sqlite3.OperationalError as exc:
-                    first.append(exc.sqlite_errorname)
-                    raise
-                first.append("read to its end")
-            return count(listing)
-
-        monkeypatch.setattr(Listing, "count", slow)
+        held = FirstReadHeld(app.core.store, Listing.count)  # the first count: a read of many seconds
+        monkeypatch.setattr(Listing, "count", lambda listing: held(listing))
         await pilot.press("6")  # All mail: its first page, then its count
-        await asyncio.wait_for(reading.wait(), 15)
+        await asyncio.wait_for(held.reading.wait(), 15)
         await pilot.press("1")  # the Inbox, before All mail was counted
-        await until(pilot, lambda: len(first) > 1)
-        assert first == ["reading", "SQLITE_INTERRUPT"]
+        await until(pilot, lambda: len(held.said) > 1)
+        assert held.said == ["reading", "SQLITE_INTERRUPT"]
         await settle(pilot, app, lambda: f"{THREADS} threads" in screen_text(app))  # the Inbox counted

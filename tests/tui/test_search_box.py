@@ -4,8 +4,6 @@ the list keeps its last good result. A search starts at once, and the next lette
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-import threading
 from typing import Any
 
 import pytest
@@ -14,8 +12,7 @@ from textual.widgets import Input
 
 from pigeon.tui.screens.mail import MainScreen
 from tests.server.conftest import Service
-from tests.test_store import LONG_READ
-from tests.tui.conftest import SIZE, on_screen, pigeon_for, screen_text, settle
+from tests.tui.conftest import SIZE, FirstReadHeld, on_screen, pigeon_for, screen_text, settle
 from tests.tui.test_triage import synced
 
 
@@ -66,30 +63,16 @@ async def test_the_next_letter_stops_the_search_still_reading_and_its_own_result
     async with app.run_test(size=SIZE) as pilot:
         threads = await synced(pilot, app)
         word = threads.source.row(0).subject.split()[0]
-        store, count = app.core.store, app.core.store.count
-        loop, reading = asyncio.get_running_loop(), asyncio.Event()
-        first: list[str] = []
-
-        def slow_count(*args: Any, **kwargs: Any) -> int:
-            if not first and threading.current_thread() is not threading.main_thread():
-                first.append("reading")  # the first search: a read of many seconds, as in a huge mailbox
-                loop.call_soon_threadsafe(reading.set)
-                try:
-                    store.rows(LONG_READ)
-                except sqlite3.OperationalError as exc:
-                    first.append(exc.sqlite_errorname)
-                    raise
-                first.append("read to its end")
-            return count(*args, **kwargs)
-
-        monkeypatch.setattr(store, "count", slow_count)
+        store = app.core.store
+        held = FirstReadHeld(store, store.count)  # the first search: a read of many seconds
+        monkeypatch.setattr(store, "count", held)
         await pilot.press("slash")
         box = app.screen.query_one("#filter", Input)
         box.value = word[:-1]
-        await asyncio.wait_for(reading.wait(), 15)
+        await asyncio.wait_for(held.reading.wait(), 15)
         box.value = word  # the next letter
-        await settle(pilot, app, lambda: len(first) > 1)
-        assert first == ["reading", "SQLITE_INTERRUPT"]
+        await settle(pilot, app, lambda: len(held.said) > 1)
+        assert held.said == ["reading", "SQLITE_INTERRUPT"]
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Search" and len(threads.source) < 25)
         assert all(word.lower() in threads.source.row(i).subject.lower() for i in range(len(threads.source)))
 

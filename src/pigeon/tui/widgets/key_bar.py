@@ -182,12 +182,11 @@ class KeyBar(Widget, can_focus=False):
         def cells(hint: KeyHint) -> int:
             return cell_len(f" {hint.display} {hint.description} ")
 
-        palette_text = f"▏ {palette.display} {palette.description} " if palette else ""
-        room = self.size.width - cell_len(palette_text)
+        room = self.size.width - (1 + cells(palette) if palette else 0)  # (the palette's key: "▏" and the hint)
         crowded = sum(map(cells, shown)) > room
         if crowded and palette is not None:  # short of room: the palette by its key alone, help's key beside it
             palette = palette._replace(description="")
-            room = self.size.width - cell_len(f"▏ {palette.display}  ")
+            room = self.size.width - 1 - cells(palette)
         kept = next((h for h in shown if h.action == KEPT), None) if crowded else None
         for hint in shown:  # whole hints only; the palette's key keeps its place at the right edge, help beside it
             if hint is kept:
