@@ -193,3 +193,29 @@ def test_an_html_block_the_outline_did_not_count_is_still_shown(tmp_path: Path) 
     index = view.keys.index("m0007")  # an HTML message
     text = assemble(view, Layout(100, frozenset(), index, True, height=40), "").texts
     assert any("See this" in line for line in text)
+
+
+async def test_a_long_thread_fetched_from_the_service_opens_again_a_page_at_a_time(tmp_path: Path) -> None:
+    """Opened before a sync stored it, a long thread is fetched whole; once stored it is not held in memory, so
+    the next open reads its pages from the store."""
+    import httpx
+
+    from pigeon.api import PigeonClient
+    from pigeon.config import load_config
+    from pigeon.core.mail import MailCore
+    from tests.conversation import add_conversation
+    from tests.server.conftest import make_service
+
+    service = make_service()
+    conversation = add_conversation(service, size=SIZE)
+    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=service.app))
+    client = PigeonClient("http://s.test", service.alice.token, http_client=http)
+    store = MailStore(tmp_path / "s.sqlite3")
+    store.put_threads([Thread(id=conversation.thread_id, subject="Long", message_count=SIZE)])  # listed, not fetched
+    core = MailCore(load_config(base_url="http://s.test"), store, client=client, save_settings=False)
+    fetched = [loaded async for loaded, more in core.fetch_thread(conversation.thread_id) if not more]
+    assert len(fetched[0]) == SIZE
+    _, messages = await core.stored_thread(conversation.thread_id)
+    assert isinstance(messages, PagedMessages)
+    assert [m.id for m in messages[:3]] == conversation.ids[:3]
+    await core.close()
