@@ -252,19 +252,16 @@ class MailCore(Session):
 
     async def fetch_thread(self, thread_id: str) -> AsyncIterator[tuple[list[Message], bool]]:
         """The thread's messages from the service, page by page (what has arrived, and whether more follow);
-        stored once all have arrived. A long thread is let go once stored: it is opened again a page at a time."""
+        stored once all have arrived. A long thread is not held: it is opened again a page at a time."""
         unreadable: list[Unreadable] = []
         client = await self.connect()
-        whole: list[Message] = []
         with client.for_the_user():  # ahead of a sync's fetches, and of its next page of threads
             async for loaded, more in fetch_thread(client, self.store, thread_id, unreadable):
                 self._unreadable[thread_id] = list(unreadable)
                 self.learn(loaded)
-                if not more:
-                    self._hold(thread_id, whole := loaded)
+                if not more and len(loaded) <= LONG:
+                    self._hold(thread_id, loaded)
                 yield loaded, more
-        if len(whole) > LONG and self.messages.get(thread_id) is whole:
-            del self.messages[thread_id]
 
     def unreadable_in(self, thread_id: str) -> list[Unreadable]:
         """The messages of a thread read last (from the store or the service) that could not be read."""
