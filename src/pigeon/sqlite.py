@@ -1,12 +1,12 @@
 """One way to open SQLite, shared by the local store and the reference service (neutral: no Textual, no models).
 
-A connection guarded by a lock (SQLite serialises writers anyway), foreign keys on, WAL for files, and a schema
-versioned with ``PRAGMA user_version``: each migration step is one script, committed with its version number or not
-at all. With ``readers=True`` (the reference service, whose requests run in a thread pool; the local store, whose
-reads must not wait for a sync's writes) each thread reads a file through a connection of its own, so reads run side
-by side (WAL lets readers go on while one writer writes) and only writes take the lock; a thread inside a
-transaction reads through the writing connection, and so sees its own writes. A database file and the files beside
-it are the user's alone (0600; folders made 0700).
+A connection guarded by a lock (SQLite serialises writers anyway), foreign keys on (unless a database keeps them
+itself), WAL for files, and a schema versioned with ``PRAGMA user_version``: each migration step is one script,
+committed with its version number or not at all. With ``readers=True`` (the reference service, whose requests run
+in a thread pool; the local store, whose reads must not wait for a sync's writes) each thread reads a file through a
+connection of its own, so reads run side by side (WAL lets readers go on while one writer writes) and only writes
+take the lock; a thread inside a transaction reads through the writing connection, and so sees its own writes. A
+database file and the files beside it are the user's alone (0600; folders made 0700).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pigeon.files import FOLDER_MODE, private_file, private_folders
 
@@ -103,6 +103,9 @@ def connect(path: str, *, create: bool = True) -> sqlite3.Connection:
 class Database:
     """A SQLite file (or ``":memory:"``) with its migrations applied."""
 
+    foreign_keys: ClassVar[bool] = True
+    """Whether SQLite enforces the schema's foreign keys (off where the code keeps them: see the local store)."""
+
     def __init__(
         self,
         path: str | Path,
@@ -123,7 +126,7 @@ class Database:
             self._raise_fault(exc)
             raise
         try:
-            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute(f"PRAGMA foreign_keys = {'ON' if self.foreign_keys else 'OFF'}")
             if self.path != MEMORY:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = NORMAL")

@@ -248,20 +248,24 @@ class CacheStore(Database):
             [(m.id or f"{thread_id}:{n}", thread_id, n, m.wire_json()) for n, m in enumerate(messages)],
         )
         outline(conn, thread_id, [(m.id or f"{thread_id}:{n}", m) for n, m in enumerate(messages)])
-        contacts = fresher(conn, self._contacts_to_write(messages, written))
-        conn.executemany(
-            "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
-            [(c.id, c.name, c.wire_json()) for c in contacts],
-        )
-        heed(conn, contacts, iso(datetime.now(UTC)))
+        contacts = self._contacts_to_write(messages, written)
+        if contacts:  # (most threads bring none the store lacks)
+            contacts = fresher(conn, contacts)
+            conn.executemany(
+                "INSERT OR REPLACE INTO contacts (id, name, data) VALUES (?, ?, ?)",
+                [(c.id, c.name, c.wire_json()) for c in contacts],
+            )
+            heed(conn, contacts, iso(datetime.now(UTC)))
         attachment = any(b.filename for m in messages for b in m.content_blocks)
         synced_count = -1 if unsettled(messages) else row["message_count"]  # -1: the next sync reads it again
-        conn.execute(
-            "UPDATE threads SET who = ?, has_attachment = ?, synced_upto = ?, synced_count = ?, indexed = ? "
-            "WHERE rowid = ?",
-            (fetched.who, int(attachment), row["last_message_at"], synced_count, int(index), row["rowid"]),
-        )
-        attend(conn, row["rowid"], thread_id, messages, own)
+        synced = {
+            "who": fetched.who,
+            "has_attachment": int(attachment),
+            "synced_upto": row["last_message_at"],
+            "synced_count": synced_count,
+            "indexed": int(index),
+        }
+        attend(conn, row["rowid"], thread_id, messages, own, synced)  # (sorted and marked synced in one write)
         conn.execute("DELETE FROM search WHERE rowid = ?", (row["rowid"],))
         if index:
             self._index(conn, row["rowid"], thread_id, row["subject"], fetched.who, fetched.recipients, messages)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -61,7 +61,7 @@ _SETTLE = "UPDATE threads SET " + _settling(
     "threads.sender", "threads.sender_domain", "(SELECT lane FROM lanes WHERE thread_id = threads.id)"
 )
 _SORTED = (  # a thread just sorted: its sender and lane given, settled in the same write
-    "UPDATE threads SET sender = :sender, sender_domain = :domain, last_by = :last_by, sorted = 1, "
+    "UPDATE threads SET {also}sender = :sender, sender_domain = :domain, last_by = :last_by, sorted = 1, "
     + _settling(":sender", ":domain", ":lane")
     + " WHERE rowid = :rowid"
 )
@@ -110,10 +110,16 @@ def record(
 
 
 def attend(
-    conn: sqlite3.Connection, rowid: int, thread_id: str, messages: Sequence[Message], own: frozenset[str]
+    conn: sqlite3.Connection,
+    rowid: int,
+    thread_id: str,
+    messages: Sequence[Message],
+    own: frozenset[str],
+    also: Mapping[str, object] | None = None,
 ) -> None:
-    """Sort a thread whose messages were just stored, and settle it. Anyone the user wrote to in it is let in,
-    and their other threads not in People are sorted again later (``sorted = 0``: a signal they lacked)."""
+    """Sort a thread whose messages were just stored, and settle it, setting the columns ``also`` names in the same
+    write. Anyone the user wrote to in it is let in, and their other threads not in People are sorted again later
+    (``sorted = 0``: a signal they lacked)."""
 
     def written(address: str) -> bool:
         return conn.execute("SELECT 1 FROM written_to WHERE address = ?", (address,)).fetchone() is not None
@@ -126,7 +132,8 @@ def attend(
     fresh = [a for a in found.written_to if a and not written(a)]
     conn.executemany("INSERT OR IGNORE INTO written_to (address) VALUES (?)", [(a,) for a in fresh])
     sender = {"sender": found.sender, "domain": domain_of(found.sender), "last_by": found.last_by}
-    conn.execute(_SORTED, sender | {"lane": found.lane, "rowid": rowid})
+    columns = "".join(f"{name} = :{name}, " for name in also or {})  # (names from the store's code alone)
+    conn.execute(_SORTED.replace("{also}", columns, 1), {**(also or {}), **sender, "lane": found.lane, "rowid": rowid})
     if fresh:  # (by the sender's index: ``+screen`` keeps the planner off the Screener's, which may be long)
         among = (json.dumps(fresh), rowid)
         settle(conn, f"+screen = {WAITS} AND sender IN (SELECT value FROM json_each(?)) AND rowid != ?", among)
