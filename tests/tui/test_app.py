@@ -624,3 +624,16 @@ async def test_the_lists_title_names_the_view_it_shows(service: Service) -> None
         await pilot.press("5")
         await settle(pilot, app, lambda: threads.title.plain == "Threads · Done")
         assert "Threads · Done" in screen_text(app)
+
+
+async def test_the_palette_offers_quit_once_and_pigeons_help_not_textuals_keys(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Theme" in titles  # Textual's other entries stay
+        assert not {"Quit", "Keys"} & set(titles)  # Pigeon's Quit and Help stand for them
+        await pilot.press("ctrl+p")
+        await pilot.press(*"quit")
+        await settle(pilot, app, lambda: "Quit" in palette_hits(app))
+        assert palette_hits(app).count("Quit") == 1  # Pigeon's (which asks first with an unsaved edit)

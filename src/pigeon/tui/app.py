@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens lo
 log = logging.getLogger("pigeon.tui")
 
 HELP_CONTEXTS = {"threads": "thread list", "reader": "reader", "inboxes": "inboxes", "filter": "filter"}
+SHADOWED_COMMANDS = frozenset({"Quit", "Keys"})  # Textual's palette entries that Pigeon's registry has its own of
 
 
 class PigeonApp(ReportsFailures, App[None]):
@@ -117,6 +118,10 @@ class PigeonApp(ReportsFailures, App[None]):
             self.notify(warning, title="Keymap", severity="warning", timeout=15)
         if keymap:
             self.set_keymap(keymap)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette entries but its Quit and Keys: Pigeon's Quit and Help are in the palette already."""
+        return (c for c in super().get_system_commands(screen) if c.title not in SHADOWED_COMMANDS)
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as shown (key bar, help, palette): cleaned like all text, whatever a keymap put in it."""
