@@ -20,7 +20,7 @@ from pigeon.models import Contact
 from pigeon.store.contact_drafts import ContactDraft, ContactDrafts
 from pigeon.tui.app import PigeonApp, make_app
 from pigeon.tui.messages import EditContact
-from pigeon.tui.screens.contacts.book import ContactBook
+from pigeon.tui.screens.contacts.book import NARROW_WIDTH, ContactBook
 from pigeon.tui.screens.contacts.editor import ContactEditor, EntryRow
 from pigeon.tui.screens.dialogs import CreateInboxDialog, CreateWebhookDialog, SecretScreen
 from pigeon.tui.screens.mail import MainScreen
@@ -154,6 +154,32 @@ async def test_the_book_says_its_count_and_the_entry_types_in_proper_words(servi
         assert "1 contact · sorted by" in screen_text(app)
         assert type_label("SOCIAL_PROFILE_TYPE_LINKEDIN") == "LinkedIn"  # (as its owners spell it)
         assert type_label("EMAIL_TYPE_WORK") == "Work"
+
+
+@pytest.mark.parametrize(
+    ("size", "columns"),
+    [((80, 24), ["Name", "Email", "Contacted"]), (SIZE, ["Name", "Company", "Email", "Last contacted"])],
+)
+async def test_the_book_shows_its_columns_whole_and_never_breaks_an_address(
+    service: Service, size: tuple[int, int], columns: list[str]
+) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=size) as pilot:
+        book = await opened_book(pilot, app, 10)
+        longest = max(range(len(book.shown)), key=lambda n: len(book.shown[n].emails[0].email or ""))
+        book.query_one(DataTable).move_cursor(row=longest)  # the details of the longest address
+        await settle(pilot, app)
+        lines = [line for line in screen_text(app).splitlines() if line.strip()]
+        header = next(line for line in lines if line.lstrip().startswith("Name")).partition("╭")[0]
+        assert header.split() == " ".join(columns).split()  # each title whole, and only these
+        for contact in [*book.shown[:5], book.shown[longest]]:
+            email = contact.emails[0].email or ""
+            assert any(email in line for line in lines), email  # on one line, in the list and the details
+        name_at = [n for n, line in enumerate(lines) if (book.shown[longest].name or "") in line]
+        if size[0] < NARROW_WIDTH:  # the details under the list: the name in the list's row, then in their box
+            first, second = name_at
+            assert second > first
+            assert "╭" in lines[second - 1]
 
 
 async def test_in_the_book_arrows_move_from_the_search_and_enter_edits(service: Service) -> None:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -26,9 +26,16 @@ from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.text_input import TextInput
 
 SORTS = ("name", "company", "last contacted")
+NARROW_WIDTH = 140
+"""Below this many columns the details go under the list, and the list leaves out the company (the details have it)."""
+KIND_WIDTH = 11  # an entry's kind ("Work", "Mobile") and the space after it, before its value
+WIDE_COLUMNS = ("Name", "Company", "Email", "Last contacted")
+NARROW_COLUMNS = ("Name", "Email", "Contacted")
 
 
-def contact_details(contact: Contact, now: datetime) -> Content:
+def contact_details(contact: Contact, now: datetime, width: int = 80) -> Content:
+    """The contact's fields, an entry's value beside its kind where ``width`` has room for both, else under it (an
+    address is never broken across lines where it could stand whole)."""
     lines: list[Content | str] = [safe_line(contact.name or "(no name)", style="bold")]
     role = " · ".join(clean_line(x) for x in (contact.title, contact.company) if x)
     if role:
@@ -39,9 +46,12 @@ def contact_details(contact: Contact, now: datetime) -> Content:
             lines += ["", Content.styled(KIND_TITLES[kind], "bold $text-accent")]
             for entry in entries:
                 kind_label = type_label(str(getattr(entry.type, "value", entry.type) or ""))
-                lines.append(
-                    Content.assemble(Content.styled(f"{kind_label:<10} ", "dim"), safe_line(getattr(entry, key)))
-                )
+                value = safe_line(getattr(entry, key))
+                if KIND_WIDTH + value.cell_length <= width:
+                    lines.append(Content.assemble(Content.styled(f"{kind_label:<{KIND_WIDTH}}", "dim"), value))
+                else:
+                    indent = "  " if value.cell_length + 2 <= width else ""
+                    lines += [Content.styled(kind_label, "dim"), Content.assemble(indent, value)]
     if contact.tags:
         lines += ["", Content.assemble(Content.styled("Tags: ", "dim"), safe_line(", ".join(contact.tags)))]
     if contact.last_contacted_at:
@@ -77,8 +87,6 @@ class ContactBook(ReportsFailures, Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("Name", "Company", "Email", "Last contacted")
         self.refresh_book()
         self.query_one("#book-search", Input).focus()  # type to search at once; arrows move, enter edits
         self.learn_contacts()
@@ -98,17 +106,22 @@ class ContactBook(ReportsFailures, Screen[None]):
         self.shown = contacts
         table = self.query_one(DataTable)
         current = table.cursor_row
+        wide = not self.has_class("narrow")
+        columns = WIDE_COLUMNS if wide else NARROW_COLUMNS
+        if tuple(str(c.label) for c in table.columns.values()) != columns:
+            table.clear(columns=True)
+            table.add_columns(*columns)
         table.clear()
         now = self.core.clock()
         for contact in contacts:
             email = contact.emails[0].email if contact.emails else ""
-            table.add_row(
-                Text(clean_line(contact.name, limit=40)),
-                Text(clean_line(contact.company, limit=30)),
+            cells = [
+                Text(clean_line(contact.name, limit=30)),
+                Text(clean_line(contact.company, limit=26)),
                 Text(clean_line(email, limit=40)),
                 Text(relative_time(contact.last_contacted_at, now)),
-                key=contact.id,
-            )
+            ]
+            table.add_row(*(cells if wide else [cells[0], *cells[2:]]), key=contact.id)
         if contacts:
             table.move_cursor(row=min(current, len(contacts) - 1))
         self.show_details()
@@ -123,7 +136,15 @@ class ContactBook(ReportsFailures, Screen[None]):
         if not self.shown or table.cursor_row >= len(self.shown):
             details.update(Content.styled("No contact seen in mail yet matches.", "dim"))
             return
-        details.update(contact_details(self.shown[table.cursor_row], self.core.clock()))
+        width = details.scrollable_content_region.width or 80  # (0 before the first layout)
+        details.update(contact_details(self.shown[table.cursor_row], self.core.clock(), width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW_WIDTH
+        if narrow != self.has_class("narrow"):
+            self.set_class(narrow, "narrow")
+            self.refresh_book()
+        self.call_after_refresh(self.show_details)  # (laid out anew: the details' width has changed)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
