@@ -58,6 +58,19 @@ async def test_a_narrow_bar_shows_whole_keys_and_keeps_help_and_the_palette(serv
         assert not [hint for hint in left_out if f" {hint.display} {hint.description.split()[0]}" in shown]
 
 
+async def test_back_is_in_the_bar_only_with_somewhere_to_go_back_from(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        threads = await loaded(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        assert "esc Back" not in bar_text(bar)  # the whole list, nothing to clear: no dead key
+        await pilot.press("slash", *"budget", "enter")  # a search, kept: escape clears it
+        await settle(pilot, app, lambda: app.focused is threads and "esc Back" in bar_text(bar))
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: "esc Back" not in bar_text(bar))
+        assert app.focused is threads
+
+
 async def test_a_keymap_value_that_is_no_key_is_refused_with_a_word_and_never_shown_raw(
     service: Service, isolated_environment: Path
 ) -> None:

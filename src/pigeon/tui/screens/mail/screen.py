@@ -338,7 +338,10 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        searching = bool(self.threads.filter_text)
         self.threads.search_for(event.value)
+        if searching != bool(self.threads.filter_text):
+            self.refresh_bindings()  # (Back goes to the key bar with a search, and away with none)
         self.draw_key(event.input, self.threads.widget)  # the search's state with the letter's frame, not a frame later
 
     @on(Input.Submitted, "#filter")
@@ -346,6 +349,11 @@ class MainScreen(ReportsFailures, Screen[None]):
         if not event.value.strip():
             self.query_one("#filter", Input).remove_class("shown")
         self.set_focus(self.query_one(ThreadList))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # (the list, unfiltered, has nothing to go back from: no dead key in the bar)
+            return bool(self.threads.filter_text) or self.focused is not self.query_one(ThreadList)
+        return True
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)
