@@ -15,7 +15,7 @@ import pytest
 
 from pigeon.config import ComposeConfig, ConfigError, load_config
 from pigeon.core.compose import BadDraft, draft_text
-from pigeon.core.drafts import AttachedTooBig, Drafts, SendFailed
+from pigeon.core.drafts import REVIEW_LINES, AttachedTooBig, Drafts, SendFailed
 from pigeon.core.message_ids import MAX_REFERENCES, derived_id
 from pigeon.models import Contact, ContactEmail, ContentBlock, Message, Participant, Recipient, Thread
 from pigeon.store.mail_drafts import MAX_ATTACHED_BYTES, MailDrafts, NewFile
@@ -365,6 +365,21 @@ def test_the_review_shows_every_value_cleaned_to_one_line(tmp_path: Path) -> Non
     assert not any("\x1b" in v or "\x07" in v or "\n" in v for v in values)
     assert "eve@example.com" in shown.to
     assert len(shown.body) < 10
+
+
+def test_the_review_shows_what_the_user_wrote_above_or_below_the_quote_and_counts_the_rest() -> None:
+    quote = "\n\nOn Tue, 24 Nov 2026 at 06:04, Ada wrote:\n> Hey there,\n>\n> Notes from the call.\n"
+    head = "From: me@pigeon.test\nTo: ada@example.com\nSubject: Re: Notes\n\n"
+    below = MailDrafts().write(head + quote + "\nThanks, noted.\n", kind="reply")
+    shown = drafts().review(below)
+    assert shown.body == ("Thanks, noted.",)  # (the editor added it under the quote: it is what is shown)
+    assert (shown.quoted, shown.more) == (4, 0)
+    above = MailDrafts().write(head + "Sure.\n\n\n\nSee you.\n" + quote, kind="reply")
+    assert drafts().review(above).body == ("Sure.", "", "See you.")  # (blank runs made one)
+    long = MailDrafts().write(head + "".join(f"line {n}\n" for n in range(REVIEW_LINES + 3)) + quote, kind="reply")
+    shown = drafts().review(long)
+    assert shown.body[-1] == f"line {REVIEW_LINES - 1}"
+    assert (shown.more, shown.quoted) == (3, 4)
 
 
 def test_a_review_setting_that_is_not_true_or_false_is_one_line() -> None:

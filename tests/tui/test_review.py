@@ -4,6 +4,7 @@ send stays there with its reason."""
 from __future__ import annotations
 
 import email
+import sys
 from email import policy
 from email.message import EmailMessage
 from email.utils import getaddresses
@@ -74,6 +75,24 @@ async def test_the_review_shows_the_draft_and_y_sends_it_threaded(
         assert str(sent["References"]).split()[-1] == sent["In-Reply-To"]
         assert MailDrafts().all() == []
         assert "Sent with" in notes.text
+
+
+async def test_the_review_shows_words_written_under_the_quote(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _received, command = programs(tmp_path, monkeypatch)
+    editor = tmp_path / "below.py"  # an editor used the other way: the answer under the quote
+    editor.write_text("import sys\nopen(sys.argv[-1], 'a').write('\\nThanks, noted.\\n')\n")
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {editor}")
+    text = "\n".join(f"Point {n} of the plan." for n in range(12))  # a quote longer than the review's lines
+    newest_with(service, subject="Lunch?", content_blocks=[{"type": "CONTENT_TYPE_TEXT", "content": text}])
+    app = app_with(service, command)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await reviewing(pilot, app)
+        body = str(review.query_one("#review-body", Static).render())
+        assert "Thanks, noted." in body
+        assert "and 13 quoted lines" in body  # (what it quotes is counted, not shown in its place)
+        assert "Point 0" not in body
 
 
 async def test_edit_again_goes_back_to_the_editor_then_to_the_review(

@@ -55,7 +55,8 @@ _SIGN_OFF = re.compile(
     r"sincerely|all the best|see you)(?:\s+\w+){0,2}\s*[,!.]?$",
     re.IGNORECASE,
 )
-_ATTRIBUTION = re.compile(r"^on .{0,200}wrote:\s*$", re.IGNORECASE)
+ATTRIBUTION = re.compile(r"^on .{0,200}wrote:\s*$", re.IGNORECASE)
+"""The line a reply puts before what it quotes ("On Tue, 24 Nov 2026 at 06:04, Ada wrote:")."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def _own_words(text: str) -> str:
         stripped = line.strip()
         if stripped in ("--", "-- ", "__") or stripped.lower().startswith("sent from my"):
             break
-        if stripped.startswith(">") or _ATTRIBUTION.match(stripped):
+        if stripped.startswith(">") or ATTRIBUTION.match(stripped):
             continue
         kept.append(stripped)
     return "\n".join(kept)

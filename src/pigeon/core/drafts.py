@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pigeon.config import Config
 from pigeon.core import programs
+from pigeon.core.brief import ATTRIBUTION
 from pigeon.core.compose import (
     FORWARDS,
     BadDraft,
@@ -53,8 +54,8 @@ __all__ = [
     "UnknownDraft",
     "size_words",
 ]
-REVIEW_LINES = 6
-"""How many lines of the body the review shows."""
+REVIEW_LINES = 8
+"""How many lines of the body's own text (not what it quotes) the review shows."""
 
 SENT_AS_WRITTEN = {"text/plain"}
 PLAIN_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
@@ -74,8 +75,13 @@ class Review:
     cc: str
     subject: str
     body: tuple[str, ...]
+    """The first lines of what the user wrote: what the body quotes is left out, wherever they wrote."""
     files: tuple[tuple[str, int], ...]
     """Each attached file's name and size in bytes."""
+    more: int = 0
+    """Lines of the user's own text after those shown."""
+    quoted: int = 0
+    """Lines the body quotes (the attribution before them counted)."""
 
 
 @dataclass(frozen=True)
@@ -204,9 +210,11 @@ class Drafts:
                 value = next((str(v) for k, v in headers.raw_items() if k.lower() == name.lower()), "")
             return clean_line(" ".join(value.split()), limit=300)
 
-        lines = tuple(clean_line(line, limit=200) for line in body.strip("\n").split("\n")[:REVIEW_LINES])
+        own, quoted = own_text(body)
+        lines = tuple(clean_line(line, limit=200) for line in own[:REVIEW_LINES])
         files = tuple((clean_line(f.name, limit=80), f.size) for f in draft.files)
-        return Review(header("From"), header("To"), header("Cc"), header("Subject"), lines, files)
+        more = max(len(own) - REVIEW_LINES, 0)
+        return Review(header("From"), header("To"), header("Cc"), header("Subject"), lines, files, more, quoted)
 
     def set_addresses(self, draft: MailDraft, name: str, value: str) -> None:
         """Set the draft's To or Cc to the addresses of ``value``; :class:`BadDraft` (nothing changed) when one
@@ -332,3 +340,22 @@ def refuse_unsendable(text: str) -> None:
             f"the Content-Transfer-Encoding header says {clean_line(encoding, limit=40)}, and Pigeon sends the body "
             "as written: remove that header"
         )
+
+
+def own_text(body: str) -> tuple[list[str], int]:
+    """The lines of ``body`` the user wrote (quoted lines and the attribution before them left out, blank runs made
+    one, none at either end), and how many lines it quotes: a reply's words may be above or below the quote."""
+    lines = body.replace("\r\n", "\n").split("\n")
+    own: list[str] = []
+    quoted = 0
+    for n, line in enumerate(lines):
+        quoting = line.startswith(">") or (
+            ATTRIBUTION.match(line.strip()) is not None and n + 1 < len(lines) and lines[n + 1].startswith(">")
+        )
+        if quoting:
+            quoted += 1
+        elif line.strip() or (own and own[-1].strip()):
+            own.append(line.rstrip())
+    while own and not own[-1].strip():
+        own.pop()
+    return own, quoted

@@ -1,7 +1,8 @@
-"""The review of a draft after the editor: From, To, Cc, Subject, the attached files and the first lines of the
-body, all cleaned; then send, edit again, change To or Cc, attach or remove a file, postpone or discard (keys of the
-registry's ``review`` scope). Every change goes through the core's hand-off; a failed send stays here with its
-reason, the draft kept. Dismisses with what became of the draft: ``sent``, ``edit``, ``postponed``, ``discarded``."""
+"""The review of a draft after the editor: From, To, Cc, Subject, the attached files and the first lines the user
+wrote (the quote counted), all cleaned; then send, edit again, change To or Cc, attach or remove a file, postpone or
+discard (keys of the registry's ``review`` scope). Every change goes through the core's hand-off; a failed send
+stays here with its reason, the draft kept. Dismisses with what became of the draft: ``sent``, ``edit``,
+``postponed``, ``discarded``."""
 
 from __future__ import annotations
 
@@ -95,6 +96,11 @@ class ReviewScreen(ModalScreen[Outcome]):
         title = Content.styled("Attached:" if files else "No attached files (a attaches one)", "bold")
         self.query_one("#review-files", Static).update(Content("\n").join([title, *files]))
         body = [safe_line(line, limit=200, style="dim") for line in shown.body]
+        if not body:
+            body.append(Content.styled("(nothing written yet)", "italic $text-warning"))
+        for count, words in ((shown.more, "… {} more line{}"), (shown.quoted, "┄ and {} quoted line{} ┄")):
+            if count:
+                body.append(Content.styled(words.format(f"{count:,}", "s" if count != 1 else ""), "dim italic"))
         self.query_one("#review-body", Static).update(Content("\n").join(body))
 
     def say(self, text: str, *, error: bool = True) -> None:
