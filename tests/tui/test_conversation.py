@@ -28,7 +28,7 @@ from pigeon.tui.widgets.thread_text import ThreadText
 from pigeon.tui.widgets.thread_view import INDENT, INDENT_LEVELS, ThreadView
 from tests.conversation import READ, SIZE, Conversation, add_conversation
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, current_id, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import BASE, current_id, loaded, on_screen, pigeon_for, screen_text, settle
 
 NARROW = (80, 24)
 
@@ -236,6 +236,30 @@ async def test_slash_finds_in_the_thread_and_n_N_go_between_hits_until_escape(se
         assert current(reader) == tree[before + 1]
 
 
+async def test_in_the_reader_slash_is_called_find_and_a_slash_in_its_box_is_a_letter(service: Service) -> None:
+    from textual.widgets import Input
+
+    from pigeon.tui.screens.modals import HelpScreen
+
+    conversation = add_conversation(service)
+    app = pigeon_for(service)
+    async with app.run_test(size=NARROW) as pilot:
+        reader = await opened(pilot, app, conversation)
+        bar = app.screen.query_one(KeyBar)
+        assert " / Find " in bar.render().plain  # what / does here, not the list's Search
+        assert " / Search " not in bar.render().plain
+        await pilot.press("question_mark")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+        ids = {binding_id for _, _, binding_id in on_screen(app, HelpScreen).rows}
+        assert "reader.find" in ids
+        assert "main.filter" not in ids
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: app.focused is reader)
+        await pilot.press("slash", *"and/or")
+        box = reader.query_one("#reader-find", Input)
+        assert box.value == "and/or"
+
+
 def programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
     """$VISUAL writes a line at the top of the body; the send command records its standard input."""
     editor = tmp_path / "editor.py"
@@ -281,7 +305,7 @@ async def test_the_key_bar_at_80_columns_still_shows_the_essentials(service: Ser
         bar = app.screen.query_one(KeyBar)
         await settle(pilot, app)
         shown = str(bar.render())
-        for essential in ("Next msg", "Next thread", "Back", "Search", "Reply"):
+        for essential in ("Next msg", "Next thread", "Back", "Find", "Reply"):
             assert essential in shown
 
 

@@ -298,6 +298,16 @@ ACTIONS: tuple[Action, ...] = (
         "reader",
         False,
     ),
+    Action(
+        "reader.find",
+        "Find",
+        "Find words in the open thread",
+        "slash",
+        "find",
+        "reader",
+        palette=False,
+        priority=True,  # (as the list's search: the keys typed after it reach the find box)
+    ),
     Action("reader.next_hit", "Next hit", "Next place the find found", "n", "next_hit", "find", False, palette=False),
     Action(
         "reader.previous_hit", "Previous hit", "Previous place found", "N", "previous_hit", "find", False, palette=False

@@ -230,6 +230,9 @@ class Reader(VerticalScroll, Pane, can_focus=True):
 
     # --- find -------------------------------------------------------------------------------------------------
 
+    def action_find(self) -> None:
+        self.start_find()
+
     def start_find(self) -> None:
         """Open the find box (``/`` in the reader)."""
         box = self.query_one("#reader-find", Input)
@@ -267,6 +270,8 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"next_hit", "previous_hit"}:
             return self.finding  # otherwise n and N are the message keys
+        if action == "find":  # (in the find box, / is a letter: the screen's binding types it)
+            return not self.query_one("#reader-find", Input).has_focus
         return True
 
     def action_next_hit(self) -> None:

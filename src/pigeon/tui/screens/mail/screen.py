@@ -330,9 +330,6 @@ class MainScreen(ReportsFailures, Screen[None]):
         if isinstance(self.focused, Input):  # a / typed in a box (the binding comes first, being a priority one)
             self.focused.insert_text_at_cursor("/")
             return
-        if self.reading.active:  # in the reader, / finds in the open thread
-            self.reading.widget.start_find()
-            return
         box.add_class("shown")
         self.set_focus(box)  # at once, before the keys typed after it are handed on: they are the search's
 
@@ -353,6 +350,8 @@ class MainScreen(ReportsFailures, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":  # (the list, unfiltered, has nothing to go back from: no dead key in the bar)
             return bool(self.threads.filter_text) or self.focused is not self.query_one(ThreadList)
+        if action == "filter":  # (in the reader, / is the reader's: it finds in the thread)
+            return not self.reading.active
         return True
 
     def action_back(self) -> None:
