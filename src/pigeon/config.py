@@ -299,6 +299,15 @@ def load_config(path: Path | None = None, *, profile: str | None = None, base_ur
     return Config(path=path, profile=name, base_url=url, base_url_source=source, ui=settings.ui, settings=settings)
 
 
+def read_rules(path: Path) -> object:
+    """The ``[[rules]]`` the file holds now, as written (``pigeon.core.rules`` checks them); :class:`ConfigError`
+    if the file cannot be read."""
+    try:
+        return Settings.parse(_read_raw(path)).rules
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
 def _read_raw(path: Path) -> dict[str, Any]:
     """The file's TOML document (``{}`` when there is none); any failure to read it is one :class:`ConfigError`
     naming the file (a hostile file must not end in a traceback: tomllib recurses once per nested bracket)."""

@@ -76,3 +76,32 @@ async def test_rules_in_the_app_tried_run_on_new_mail_undone_and_explained(servi
         assert f"· {ruled[0].who} — {ruled[0].subject[:20]}" in text  # (the line is cut at the dialog's width)
         assert "Nothing was changed." in text
         assert app.core.store.list_threads("all", limit=100, now=NOW, among=[ruled[0].id])[0].labels == ()
+
+
+async def test_rules_written_while_the_app_runs_are_read_when_tried_and_run_after(
+    service: Service, tmp_path: Path
+) -> None:
+    file = tmp_path / "config.toml"
+    file.write_text("")  # no rules at start
+    app = pigeon_for(service, config=load_config(file, base_url=BASE))
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await synced(pilot, app)
+        file.write_text(RULES.split("[[rules]]\nname = \"typo\"")[0])  # the user adds a rule, the app running
+        await pilot.press("ctrl+p", *"Try rules")
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        assert "Rule 'tidepool' (label news, star) would change 0 threads" in screen_text(app)
+        await pilot.press("escape")
+        newcomer_thread(service.db, None, service.alice.id, NEWSLETTER)
+        await pilot.press("ctrl+r")  # the rule tried is the rule run
+        await settle(pilot, app, lambda: "Rules: 'tidepool' changed 1 thread" in notes.text)
+        file.write_text("[[rules]\n")  # a file that cannot be read: the rules there were stay, and it is said
+        await pilot.press("ctrl+p", *"Try rules")
+        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        text = screen_text(app)
+        assert "could not be read again" in text
+        assert "Rule 'tidepool'" in text

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pigeon.config import Config, ConfigError, read_rules
 from pigeon.core.actions import plural
 from pigeon.core.listing import parse_query
 from pigeon.core.when import moment
@@ -162,6 +163,7 @@ class Ruled(Protocol):
 
     store: MailStore
     clock: Callable[[], datetime]
+    config: Config
 
 
 class Rules:
@@ -221,9 +223,23 @@ class Rules:
                 ran.append((rule, len(changed)))
         return ran
 
-    async def tried(self) -> list[Tried]:
-        """What each rule would change now in all the mail stored, each on its own; nothing is changed."""
+    async def tried(self, *, read_again: bool = False) -> list[Tried]:
+        """What each rule would change now in all the mail stored, each on its own; nothing is changed. With
+        ``read_again``, the rules config.toml holds now (edited since the start), which then run on new mail."""
+        if read_again:
+            await asyncio.to_thread(self.read_again)
         return await asyncio.to_thread(self._tried)
+
+    def read_again(self) -> None:
+        """Take the rules config.toml holds now; a file that cannot be read keeps the rules there were, and says so
+        among the mistakes."""
+        try:
+            raw = read_rules(self.core.config.path)
+        except ConfigError as exc:
+            self.mistakes = (f"config.toml could not be read again (the rules read before still run): {exc}",)
+            return
+        checked = check_rules(raw, self.core.clock())
+        self.rules, self.mistakes = checked.rules, checked.mistakes
 
     def _tried(self) -> list[Tried]:
         store, now, found = self.core.store, self.core.clock(), []

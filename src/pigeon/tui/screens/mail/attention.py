@@ -114,7 +114,7 @@ class AttentionPart(Part):
         self.run(self._try_rules, group="attention", description="trying the rules")
 
     async def _try_rules(self) -> None:
-        tried = await self.core.rules.tried()
+        tried = await self.core.rules.tried(read_again=True)  # (the file as it is now: edited to be tried)
         lines = [f"Left out: {mistake}" for mistake in self.core.rules.mistakes]
         for found in tried:
             lines.append(found.said())
