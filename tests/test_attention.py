@@ -152,6 +152,20 @@ async def test_a_sender_without_a_contact_is_decided_here_and_the_app_says_so(se
     assert why[0] == "Kept out: no-reply@status.example kept out on this machine."
 
 
+async def test_why_offers_only_the_screeners_moves_that_change_something(service: Service, cores: Cores) -> None:
+    core = cores()
+    await core.sync()
+    new = arrive(service, PERSON)
+    await core.sync()
+    thread_id = new.thread_id or ""
+    assert await core.attention.moves(thread_id) == ["lane", "in", "out"]  # waiting in the Screener: either
+    (await core.attention.screen(thread_id, "in")).apply()
+    assert await core.attention.moves(thread_id) == ["lane", "out"]  # let in: not "let in" again
+    (await core.attention.screen(thread_id, "out")).apply()
+    assert await core.attention.moves(thread_id) == ["lane", "in"]
+    assert await core.attention.moves("no-such-thread") == []
+
+
 async def test_a_service_that_cannot_take_the_decision_leaves_it_kept_here(service: Service, cores: Cores) -> None:
     core = cores(refusing=True)
     await core.sync()

@@ -194,6 +194,16 @@ class Attention:
             lines.append(self.core.rules.said(found.rule))
         return lines
 
+    async def moves(self, thread_id: str) -> list[str]:
+        """What can move a thread from where it is: ``lane`` (another lane), and the Screener's ``in`` or ``out``
+        that would change something (not letting in a sender let in already)."""
+        found = await asyncio.to_thread(self.core.store.why, thread_id)
+        if found is None or not found.sender:
+            return []
+        if found.screen == KEPT_OUT:
+            return ["lane", "in"]
+        return ["lane", "in", "out"] if found.screen == WAITS else ["lane", "out"]
+
     def awaiting(self, ids: Sequence[str]) -> list[str]:
         """``ids``, if the user wrote the last message of each (what a reminder waits on an answer to); else
         ``ValueError`` naming how many did not."""

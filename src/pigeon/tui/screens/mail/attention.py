@@ -12,7 +12,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.screen import Screen
 
-from pigeon.core.attention import LANE_NAMES, LANES, NOT_STORED, YOURS, NoSender, Ruling, Screening
+from pigeon.core.attention import LANE_NAMES, LANES, NoSender, Ruling, Screening
 from pigeon.core.mail import MailCore
 from pigeon.sanitize import clean_line
 from pigeon.tui.screens.mail.part import Part
@@ -91,7 +91,7 @@ class AttentionPart(Part):
 
     async def _why(self, thread_id: str, watch: str | None) -> None:
         reasons = await self.core.attention.why(thread_id)
-        choices = ["lane", "in", "out"] if reasons[:1] not in ([NOT_STORED], [YOURS]) else []
+        choices = await self.core.attention.moves(thread_id)
 
         def chosen(choice: str | None) -> None:
             if choice == "lane":
