@@ -206,6 +206,7 @@ async def test_an_empty_view_leaves_no_other_views_thread_in_the_reader(service:
         await pilot.press("4")  # Snoozed: nothing there
         await settle(pilot, app, lambda: len(threads.source) == 0 and "Snoozed" in threads.title.plain)
         assert reader.thread is None
+        await settle(pilot, app, lambda: "No thread here." in reader.text)  # not "Select a thread to read it."
         await pilot.press("1")  # the Inbox again: its thread previewed
         await settle(pilot, app, lambda: reader.thread is not None and reader.thread.id == current_id(threads))
 

@@ -40,6 +40,7 @@ MARK_READ_DELAY = 0.25
 DRAWN_WITHIN = 0.5  # an open holds the sync until its frame is out, or this long at most
 PREVIEW_DELAY = 0.12  # the cursor rests this long: the reader shows its thread (holding j never waits on it)
 TYPING = 0.4  # moves closer together than this are keys typed in a row; a preview waits at most this long
+EMPTY_LIST = "No thread here."  # the reader while the list shows none (an empty view, a search that found none)
 
 
 def preview_wait(pace: float | None) -> float:
@@ -102,9 +103,9 @@ class ReaderPart(Part):
         if self._loading is not None and not self._loading[2] and self._loading[0] != thread_id:
             self.screen.workers.cancel_group(self.screen, "reader")  # a preview under way is no longer wanted
             self._loading = None
-        if thread_id is None:
-            if reader.thread is not None:  # (another view's thread would be taken for this one's)
-                reader.clear()
+        if thread_id is None:  # an empty list: not another view's thread, which would be taken for this one's
+            if reader.thread is not None or reader.progress != EMPTY_LIST:
+                reader.clear(EMPTY_LIST)
             return
         if reader.thread is not None and reader.thread.id == thread_id:
             return
