@@ -13,25 +13,13 @@ from textual.geometry import Region
 from pigeon.config import load_config
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.inbox_list import VIEW_LABELS, InboxList
+from pigeon.tui.widgets.key_bar import contrast
 from pigeon.tui.widgets.reader import Reader
 from pigeon.tui.widgets.thread_list import ROW_STYLES, ThreadList
 from tests.server.conftest import Service
 from tests.tui.conftest import BASE, loaded, pigeon_for, screen_text, settle
 
 MIN_CONTRAST = 3.0  # WCAG's floor for large or secondary text; the list's dim dates and counts are secondary
-
-
-def luminance(color: Color) -> float:
-    def channel(value: int) -> float:
-        c = value / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
-
-
-def contrast(one: Color, other: Color) -> float:
-    a, b = sorted((luminance(one), luminance(other)), reverse=True)
-    return (a + 0.05) / (b + 0.05)
 
 
 async def test_every_theme_keeps_the_lists_and_readers_colours_legible(service: Service) -> None:
@@ -138,9 +126,10 @@ def words_painted(app: PigeonApp) -> list[tuple[int, int, str, str, str]]:
     return runs
 
 
-async def test_the_sidebars_counts_and_the_focused_title_are_legible_in_every_theme(service: Service) -> None:
-    """What the app styles itself beyond the list's rows: each word on the sidebar and on the panes' title row
-    stands out from what is behind it (the theme's text colours, made for its background, not the accent's fill)."""
+async def test_the_sidebars_counts_the_focused_title_and_the_keys_are_legible_in_every_theme(service: Service) -> None:
+    """What the app styles itself beyond the list's rows: each word on the sidebar, on the panes' title row and in
+    the key bar stands out from what is behind it (the theme's text colours, made for its background, not the
+    accent's fill)."""
     app = pigeon_for(service)
     async with app.run_test(size=(160, 45)) as pilot:
         await loaded(pilot, app)
@@ -151,7 +140,7 @@ async def test_the_sidebars_counts_and_the_focused_title_are_legible_in_every_th
             app.theme = theme
             await settle(pilot, app)
             for row, column, text, fill, behind in words_painted(app):
-                if row == 0 or inboxes.region.contains(column, row):
+                if row in (0, 44) or inboxes.region.contains(column, row):  # (44: the key bar)
                     ratio = contrast(Color.parse(fill), Color.parse(behind))
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {text.strip()!r}: {ratio:.2f}")

@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -34,6 +35,7 @@ class KeyHint(NamedTuple):
 
 
 KEPT = "help"
+KEY_CONTRAST = 3.0  # the least contrast of a key with the bar (WCAG's for large or secondary text)
 """The action whose key stays in a bar too narrow for every key (the way to all the others), left of the palette's."""
 
 
@@ -48,7 +50,7 @@ class KeyBar(Widget, can_focus=False):
         background: $footer-background;
     }
     KeyBar > .key-bar--key {
-        color: $footer-key-foreground;
+        color: $footer-key-foreground;  /* (where it does not stand out from the bar: see _key_style) */
         background: $footer-key-background;
         text-style: bold;
     }
@@ -160,8 +162,7 @@ class KeyBar(Widget, can_focus=False):
         """The bar's segments and their width in cells. Made as segments, not a rich ``Text`` laid out: the first
         set of the reader's keys is drawn in the frame that opens a thread,
         and laying out a ``Text`` is the slower way."""
-        key_style = self.get_component_rich_style("key-bar--key")
-        description_style = self.get_component_rich_style("key-bar--description")
+        key_style, description_style = self._key_style(), self.get_component_rich_style("key-bar--description")
         separator = self.get_component_rich_style("key-bar--separator")
         dim = Style(dim=True)
         shown, palette = self._hints if self._hints is not None else self.hints()
@@ -206,6 +207,17 @@ class KeyBar(Widget, can_focus=False):
         self._spans = spans
         return segments, at
 
+    def _key_style(self) -> Style:
+        """The keys' style: the theme's colour for them where it stands out from the bar, else the descriptions'
+        (bold still): in some themes, light ones most, the footer's key colour is 1.8-2.4:1 on the bar."""
+        key = self.get_component_rich_style("key-bar--key")
+        behind = self.rich_style.bgcolor
+        if key.color is None or behind is None:
+            return key
+        if contrast(Color.from_rich_color(key.color), Color.from_rich_color(behind)) >= KEY_CONTRAST:
+            return key
+        return key + Style(color=self.get_component_rich_style("key-bar--description").color)
+
     def on_click(self, event: events.Click) -> None:
         for start, end, hint in self._spans:
             if start <= event.x < end:
@@ -214,3 +226,17 @@ class KeyBar(Widget, can_focus=False):
                 else:
                     self.app.bell()
                 return
+
+
+def contrast(one: Color, other: Color) -> float:
+    """WCAG's contrast ratio of two colours (1 to 21)."""
+
+    def luminance(color: Color) -> float:
+        def channel(value: int) -> float:
+            c = value / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
