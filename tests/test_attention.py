@@ -283,6 +283,7 @@ async def test_the_screener_turned_off_holds_nothing(service: Service, cores: Co
 async def test_owed_is_oldest_first_and_waiting_is_what_you_wrote_last(cores: Cores) -> None:
     core = cores()
     await core.sync()
+    await core.indexed()  # (and the threads it left to be sorted again sorted: lists and counts read alike)
     owed = core.store.list_threads("owed", limit=100, now=NOW)
     assert owed
     assert [t.last_message_at for t in owed] == sorted(t.last_message_at for t in owed if t.last_message_at)
@@ -300,6 +301,12 @@ async def test_owed_is_oldest_first_and_waiting_is_what_you_wrote_last(cores: Co
     assert counts["waiting"] == len(waiting)
     lanes = sum(counts[lane] for lane in ("people", "newsletters", "notifications", "receipts"))
     assert lanes == counts["inbox"]  # every thread of the inbox is in one lane
+    owes = "Owed: a person wrote the last message, and you have not answered it yet."
+    waits = "Waiting: you wrote the last message, and no answer has come yet."
+    assert owes in await core.attention.why(owed[0].id or "")  # "why is this here?" says why it is in each
+    assert waits not in await core.attention.why(owed[0].id or "")
+    assert waits in await core.attention.why(waiting[0])
+    assert owes not in await core.attention.why(waiting[0])
 
 
 async def test_a_store_from_an_older_pigeon_is_sorted_then_screened(service: Service, cores: Cores) -> None:

@@ -190,6 +190,10 @@ class Attention:
         else:
             lines.append(f"Lane {lane}, from what the mail shows:")
             lines += [f"- {s.said}" for s in found.signals] or ["- nothing but that a person wrote it"]
+        if found.screen not in (KEPT_OUT, WAITS) and found.last_by == "me":
+            lines.append("Waiting: you wrote the last message, and no answer has come yet.")
+        elif found.screen not in (KEPT_OUT, WAITS) and found.last_by == "person" and found.lane == "people":
+            lines.append("Owed: a person wrote the last message, and you have not answered it yet.")
         if found.rule:
             lines.append(self.core.rules.said(found.rule))
         return lines

@@ -68,6 +68,8 @@ class Why:
     rule_lane: str = ""
     """The lane a rule put the thread in, and which rule (``lane_rule``)."""
     lane_rule: str = ""
+    last_by: str = ""
+    """Who wrote the thread's last message: ``me``, ``person``, ``automated`` (Owed and Waiting go by it)."""
 
 
 class ScreeningStore(Database):
@@ -135,9 +137,8 @@ class ScreeningStore(Database):
 
     def why(self, thread_id: str) -> Why | None:
         """Why a thread is where it is (``None``: no such thread)."""
-        row = next(
-            iter(self.rows("SELECT sender, sender_domain, lane, screen FROM threads WHERE id = ?", (thread_id,))), None
-        )
+        query = "SELECT sender, sender_domain, lane, screen, last_by FROM threads WHERE id = ?"
+        row = next(iter(self.rows(query, (thread_id,))), None)
         if row is None:
             return None
         sender = row["sender"]
@@ -166,6 +167,7 @@ class ScreeningStore(Database):
             rule=ruled["rule"] if ruled else "",
             rule_lane=ruled["lane"] if ruled else "",
             lane_rule=ruled["lane_rule"] if ruled else "",
+            last_by=str(row["last_by"] or ""),
         )
 
     def screens(self, thread_ids: Iterable[str]) -> dict[str, int]:
