@@ -39,9 +39,8 @@ async def test_every_theme_keeps_the_lists_and_readers_colours_legible(service: 
                     if style.color is None:
                         continue
                     foreground = Color.from_rich_color(style.color)
-                    ratio = contrast(
-                        foreground.blend(background, 1 - foreground.a) if foreground.a < 1 else foreground, background
-                    )
+                    shown = foreground.blend(background, 1 - foreground.a) if foreground.a < 1 else foreground
+                    ratio = contrast(shown.rgb, background.rgb)
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {type(widget).__name__} {name or 'text'}: {ratio:.2f}")
         assert not poor, "\n".join(poor)
@@ -141,7 +140,7 @@ async def test_the_sidebars_counts_the_focused_title_and_the_keys_are_legible_in
             await settle(pilot, app)
             for row, column, text, fill, behind in words_painted(app):
                 if row in (0, 44) or inboxes.region.contains(column, row):  # (44: the key bar)
-                    ratio = contrast(Color.parse(fill), Color.parse(behind))
+                    ratio = contrast(Color.parse(fill).rgb, Color.parse(behind).rgb)
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {text.strip()!r}: {ratio:.2f}")
         assert not poor, "\n".join(poor)

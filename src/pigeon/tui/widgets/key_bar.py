@@ -15,7 +15,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.color import Color
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -214,7 +213,7 @@ class KeyBar(Widget, can_focus=False):
         behind = self.rich_style.bgcolor
         if key.color is None or behind is None:
             return key
-        if contrast(Color.from_rich_color(key.color), Color.from_rich_color(behind)) >= KEY_CONTRAST:
+        if contrast(key.color.get_truecolor(), behind.get_truecolor()) >= KEY_CONTRAST:
             return key
         return key + Style(color=self.get_component_rich_style("key-bar--description").color)
 
@@ -228,15 +227,16 @@ class KeyBar(Widget, can_focus=False):
                 return
 
 
-def contrast(one: Color, other: Color) -> float:
-    """WCAG's contrast ratio of two colours (1 to 21)."""
+def contrast(one: tuple[int, int, int], other: tuple[int, int, int]) -> float:
+    """WCAG's contrast ratio of two colours given as red, green and blue (1 to 21)."""
 
-    def luminance(color: Color) -> float:
+    def luminance(color: tuple[int, int, int]) -> float:
         def channel(value: int) -> float:
             c = value / 255
             return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
 
-        return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+        red, green, blue = color
+        return 0.2126 * channel(red) + 0.7152 * channel(green) + 0.0722 * channel(blue)
 
     high, low = sorted((luminance(one), luminance(other)), reverse=True)
     return (high + 0.05) / (low + 0.05)
