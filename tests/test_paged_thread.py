@@ -219,3 +219,16 @@ async def test_a_long_thread_fetched_from_the_service_opens_again_a_page_at_a_ti
     assert isinstance(messages, PagedMessages)
     assert [m.id for m in messages[:3]] == conversation.ids[:3]
     await core.close()
+
+
+def test_a_long_subject_wraps_and_keeps_its_message_count_whole() -> None:
+    subject = "Quarterly numbers for the regional offices, with the notes from every review"
+    thread = Thread(id="t-short", subject=subject, message_count=12)
+    messages = [message(n).model_copy(update={"thread_id": "t-short"}) for n in range(12)]
+    view = ThreadView(thread, messages, {})
+    for width in (30, 50, 72, 78, 100):
+        rows = [row.plain for row in assemble(view, Layout(width, frozenset(), 0, True, height=40), "").rows]
+        counted = [row for row in rows if "12 of 12" in row]
+        assert len(counted) == 1, (width, rows[:4])  # whole on one line, never "12 of" / "12"
+        assert all(len(row) <= width for row in rows[:3])
+        assert " ".join(r.strip() for r in rows[: rows.index(counted[0]) + 1]).startswith(subject)

@@ -182,16 +182,15 @@ class ThreadView:
             messages.fetch(place[max(0, index - PAGE // 2) : index + PAGE // 2])
         return messages[place[index]]
 
-    def title(self, progress: str) -> list[Content]:
-        lines = [
-            Content.assemble(
-                safe_line(self.thread.subject or "(no subject)", style="bold"),
-                Content.styled(f"  {len(self.messages)} of {self.thread.message_count or len(self.messages)}", "dim"),
-            )
-        ]
-        if progress:
-            lines.append(Content.styled(progress, "italic $text-accent"))
-        return lines
+    def title(self, progress: str, width: int = 80) -> list[Content]:
+        """The subject, wrapped to ``width``, with "n of m" after it whole (on a line of its own if it must be)."""
+        lines = safe_line(self.thread.subject or "(no subject)", style="bold").wrap(max(width, 1))
+        count = f"{len(self.messages)} of {self.thread.message_count or len(self.messages)}"
+        if lines and lines[-1].cell_length + 2 + len(count) <= width:
+            lines[-1] = Content.assemble(lines[-1], Content.styled(f"  {count}", "dim"))
+        else:
+            lines.append(Content.styled(count, "dim"))
+        return [*lines, Content.styled(progress, "italic $text-accent")] if progress else lines
 
     def left_out(self, index: int) -> Content | None:
         """Before the ``index``-th message shown (or after the last): a line for the messages that could not be

@@ -123,7 +123,7 @@ def assemble(view: ThreadView, layout: Layout, progress: str) -> Assembled:
     """The lines of the thread's window at ``layout``, under the thread's title."""
     width = layout.width
     first, end = window(view, layout)
-    title = view.title(progress)
+    title = view.title(progress, width)
     rows = [row for part in title for row in part.wrap(width)]
     texts = [part.plain for part in title]
     starts: list[int] = []
