@@ -15,6 +15,7 @@ import pytest
 
 from pigeon.api import PigeonClient
 from pigeon.config import load_config
+from pigeon.core.attention import NOT_STORED
 from pigeon.core.mail import MailCore
 from pigeon.models import Message
 from pigeon.store.mailstore import MailStore
@@ -158,12 +159,12 @@ async def test_why_offers_only_the_screeners_moves_that_change_something(service
     new = arrive(service, PERSON)
     await core.sync()
     thread_id = new.thread_id or ""
-    assert await core.attention.moves(thread_id) == ["lane", "in", "out"]  # waiting in the Screener: either
+    assert (await core.attention.explained(thread_id))[1] == ["lane", "in", "out"]  # waiting in the Screener: either
     (await core.attention.screen(thread_id, "in")).apply()
-    assert await core.attention.moves(thread_id) == ["lane", "out"]  # let in: not "let in" again
+    assert (await core.attention.explained(thread_id))[1] == ["lane", "out"]  # let in: not "let in" again
     (await core.attention.screen(thread_id, "out")).apply()
-    assert await core.attention.moves(thread_id) == ["lane", "in"]
-    assert await core.attention.moves("no-such-thread") == []
+    assert (await core.attention.explained(thread_id))[1] == ["lane", "in"]
+    assert await core.attention.explained("no-such-thread") == ([NOT_STORED], [])
 
 
 async def test_a_service_that_cannot_take_the_decision_leaves_it_kept_here(service: Service, cores: Cores) -> None:

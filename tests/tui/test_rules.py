@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from pigeon.config import load_config
+from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.why import WhyScreen
 from pigeon_service.demo_newcomers import NEWCOMERS, newcomer_thread
@@ -28,6 +31,14 @@ done = true
 """
 
 
+async def tried(pilot: Pilot[None], app: PigeonApp) -> None:
+    """The palette's Try rules, chosen: the rules tried are shown."""
+    await pilot.press("ctrl+p", *"Try rules")
+    await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
+    await pilot.press("enter")
+    await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+
+
 async def test_rules_in_the_app_tried_run_on_new_mail_undone_and_explained(service: Service, tmp_path: Path) -> None:
     file = tmp_path / "config.toml"
     file.write_text(RULES)
@@ -39,10 +50,7 @@ async def test_rules_in_the_app_tried_run_on_new_mail_undone_and_explained(servi
         assert notes.text.count("left out") == 1
 
         newcomer_thread(service.db, None, service.alice.id, NEWSLETTER)
-        await pilot.press("ctrl+p", *"Try rules")
-        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
-        await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        await tried(pilot, app)
         text = screen_text(app)
         assert "Rules, tried" in text
         assert "Rule 'tidepool' (label news, star) would change 0 threads" in text  # (not synced yet)
@@ -67,10 +75,7 @@ async def test_rules_in_the_app_tried_run_on_new_mail_undone_and_explained(servi
         again = app.core.store.list_threads("all", limit=100, now=NOW, among=[ruled[0].id])
         assert (again[0].labels, again[0].starred) == ((), False)
 
-        await pilot.press("ctrl+p", *"Try rules")  # (the mail is stored now, and as it was before the rule)
-        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
-        await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        await tried(pilot, app)  # (the mail is stored now, and as it was before the rule)
         text = screen_text(app)
         assert "Rule 'tidepool' (label news, star) would change 1 thread" in text
         assert f"· {ruled[0].who} — {ruled[0].subject[:20]}" in text  # (the line is cut at the dialog's width)
@@ -88,20 +93,14 @@ async def test_rules_written_while_the_app_runs_are_read_when_tried_and_run_afte
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await synced(pilot, app)
         file.write_text(RULES.split("[[rules]]\nname = \"typo\"")[0])  # the user adds a rule, the app running
-        await pilot.press("ctrl+p", *"Try rules")
-        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
-        await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        await tried(pilot, app)
         assert "Rule 'tidepool' (label news, star) would change 0 threads" in screen_text(app)
         await pilot.press("escape")
         newcomer_thread(service.db, None, service.alice.id, NEWSLETTER)
         await pilot.press("ctrl+r")  # the rule tried is the rule run
         await settle(pilot, app, lambda: "Rules: 'tidepool' changed 1 thread" in notes.text)
         file.write_text("[[rules]\n")  # a file that cannot be read: the rules there were stay, and it is said
-        await pilot.press("ctrl+p", *"Try rules")
-        await settle(pilot, app, lambda: palette_hits(app)[:1] == ["Try rules"])
-        await pilot.press("enter")
-        await settle(pilot, app, lambda: isinstance(app.screen, WhyScreen))
+        await tried(pilot, app)
         text = screen_text(app)
         assert "could not be read again" in text
         assert "Rule 'tidepool'" in text

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pigeon.api import PigeonError
 from pigeon.store.lanes import LANES, domain_of
-from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, WAITS, Decision, Screen, key_of
+from pigeon.store.screening import DOMAIN_KEY, KEPT_OUT, LANE_KEY, SCREEN_KEY, WAITS, Decision, Screen, Why, key_of
 
 Screening = Screen
 """A Screener decision: ``"in"`` or ``"out"``."""
@@ -160,11 +160,23 @@ class Attention:
 
     async def why(self, thread_id: str) -> list[str]:
         """Why a thread is where it is, a line a reason (untrusted text inside: clean it to show it)."""
+        return (await self.explained(thread_id))[0]
+
+    async def explained(self, thread_id: str) -> tuple[list[str], list[str]]:
+        """Why a thread is where it is (as :meth:`why`) and what can move it, from one reading of the store: ``lane``
+        (another lane), and the Screener's ``in`` or ``out`` where it would change something."""
         found = await asyncio.to_thread(self.core.store.why, thread_id)
         if found is None:
-            return [NOT_STORED]
+            return [NOT_STORED], []
         if not found.sender:
-            return [YOURS]
+            return [YOURS], []
+        if found.screen == KEPT_OUT:
+            moves = ["lane", "in"]
+        else:
+            moves = ["lane", "in", "out"] if found.screen == WAITS else ["lane", "out"]
+        return self._reasons(found), moves
+
+    def _reasons(self, found: Why) -> list[str]:
         lines: list[str] = []
         decisions = {d.key: d for d in found.decisions}
         by_address, by_domain = decisions.get(found.sender), decisions.get("@" + domain_of(found.sender))
@@ -190,23 +202,14 @@ class Attention:
         else:
             lines.append(f"Lane {lane}, from what the mail shows:")
             lines += [f"- {s.said}" for s in found.signals] or ["- nothing but that a person wrote it"]
-        if found.screen not in (KEPT_OUT, WAITS) and found.last_by == "me":
+        let_in = found.screen not in (KEPT_OUT, WAITS)
+        if let_in and found.last_by == "me":
             lines.append("Waiting: you wrote the last message, and no answer has come yet.")
-        elif found.screen not in (KEPT_OUT, WAITS) and found.last_by == "person" and found.lane == "people":
+        elif let_in and found.last_by == "person" and found.lane == "people":
             lines.append("Owed: a person wrote the last message, and you have not answered it yet.")
         if found.rule:
             lines.append(self.core.rules.said(found.rule))
         return lines
-
-    async def moves(self, thread_id: str) -> list[str]:
-        """What can move a thread from where it is: ``lane`` (another lane), and the Screener's ``in`` or ``out``
-        that would change something (not letting in a sender let in already)."""
-        found = await asyncio.to_thread(self.core.store.why, thread_id)
-        if found is None or not found.sender:
-            return []
-        if found.screen == KEPT_OUT:
-            return ["lane", "in"]
-        return ["lane", "in", "out"] if found.screen == WAITS else ["lane", "out"]
 
     def awaiting(self, ids: Sequence[str]) -> list[str]:
         """``ids``, if the user wrote the last message of each (what a reminder waits on an answer to); else

@@ -34,8 +34,8 @@ class KeyHint(NamedTuple):
 
 
 KEPT = "help"
-KEY_CONTRAST = 3.0  # the least contrast of a key with the bar (WCAG's for large or secondary text)
 """The action whose key stays in a bar too narrow for every key (the way to all the others), left of the palette's."""
+KEY_CONTRAST = 3.0  # the least contrast of a key with the bar (WCAG's for large or secondary text)
 
 
 class KeyBar(Widget, can_focus=False):

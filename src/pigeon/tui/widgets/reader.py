@@ -231,9 +231,6 @@ class Reader(VerticalScroll, Pane, can_focus=True):
     # --- find -------------------------------------------------------------------------------------------------
 
     def action_find(self) -> None:
-        self.start_find()
-
-    def start_find(self) -> None:
         """Open the find box (``/`` in the reader)."""
         box = self.query_one("#reader-find", Input)
         box.add_class("shown")

@@ -90,8 +90,7 @@ class AttentionPart(Part):
         self.run(self._why, thread_id, watch, group="attention", description="finding why")
 
     async def _why(self, thread_id: str, watch: str | None) -> None:
-        reasons = await self.core.attention.why(thread_id)
-        choices = await self.core.attention.moves(thread_id)
+        reasons, choices = await self.core.attention.explained(thread_id)
 
         def chosen(choice: str | None) -> None:
             if choice == "lane":
