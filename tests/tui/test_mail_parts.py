@@ -61,6 +61,10 @@ class Host(Screen[None]):
     def show_live_mode(self, mode: str) -> None:
         self.modes.append(mode)
 
+    @property
+    def status(self) -> str:
+        return self.said[-1] if self.said else ""
+
     def threads_changed(self, ids: Iterable[str]) -> None:
         self.changed.append(list(ids))
 
@@ -235,6 +239,7 @@ async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_an
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(live_part, "FIRST_RETRY", 50.0)  # (no timer comes due while the test runs)
+    monkeypatch.setattr(live_part, "COUNT_DOWN_EVERY", 3600.0)  # (nor the countdown: it has a test of its own)
     core = SyncingCore(poll_interval=600.0)
     app = HostApp()
     async with app.run_test() as pilot:
@@ -252,7 +257,7 @@ async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_an
         assert delays == [100.0, 200.0, 400.0, 800.0, live_part.MAX_CHECK_DELAY, live_part.MAX_CHECK_DELAY]
         assert host.said[-2:] == [
             "Checking for mail…",
-            "Could not check for mail · again in 900 s · ctrl+r to retry now",
+            "Could not check for mail · again in 15 min · ctrl+r to retry now",
         ]
 
         core.failing = False
@@ -260,9 +265,43 @@ async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_an
         await settle(pilot, lambda: live.synced)
         assert live.check_delay == 600.0  # back to the regular check
         # Until then the status line said when the next check was (not how mail comes), whatever redrew it.
-        assert host.modes == [*(f"not checked · again in {d:g} s" for d in (50.0, *delays)), "checking every 600 s"]
+        waits = ["50 s", "2 min", "4 min", "7 min", "14 min", "15 min", "15 min"]
+        assert host.modes == [*(f"not checked · again in {wait}" for wait in waits), "checking every 600 s"]
         assert host.changed == [["t1"]]  # the reader is told which threads the sync changed
         assert host.shown >= 1  # and the list is shown as stored
+
+
+async def test_the_wait_for_the_next_check_counts_down_and_leaves_another_status_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(live_part, "FIRST_RETRY", 3.0)
+    monkeypatch.setattr(live_part, "COUNT_DOWN_EVERY", 0.1)
+    core = SyncingCore(poll_interval=600.0)
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host = cast(Host, app.screen)
+        live = LivePart(host, cast(MailCore, core), host)
+        live.refresh()
+        await settle(pilot, lambda: host.modes == ["not checked · again in 3 s"])
+        assert host.status == "Could not check for mail · again in 3 s · ctrl+r to retry now"
+        await settle(pilot, lambda: host.modes[-1] == "not checked · again in 2 s")
+        assert host.status == "Could not check for mail · again in 2 s · ctrl+r to retry now"
+        host.set_status(Content("Starred: 1 thread"))  # something else said meanwhile stays said
+        await settle(pilot, lambda: host.modes[-1] == "not checked · again in 1 s")
+        assert host.status == "Starred: 1 thread"
+        assert core.syncs == 1
+
+
+def test_the_wait_is_said_in_seconds_then_in_whole_minutes() -> None:
+    assert [live_part.again_in(s) for s in (0.2, 4.01, 99, 99.5, 100, 121, 900)] == [
+        "again in 1 s",
+        "again in 5 s",
+        "again in 99 s",
+        "again in 2 min",
+        "again in 2 min",
+        "again in 3 min",
+        "again in 15 min",
+    ]
 
 
 # --- the reader -----------------------------------------------------------------------------------------------

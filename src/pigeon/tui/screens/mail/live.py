@@ -12,6 +12,7 @@ Up: the :class:`ListShown` protocol the screen gives it."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
@@ -40,6 +41,19 @@ PROGRESS_LIST_DELAY = 0.5  # a first sync shows the threads stored so far after 
 ANNOUNCE_AFTER = 1.5  # seconds: new mail arriving within this of the first makes one note
 MAX_CHECK_DELAY = 900.0  # seconds: the longest wait between two checks while the service keeps failing
 FIRST_RETRY = 5.0  # seconds: the first check again after a failure (sooner if poll_interval is shorter)
+COUNT_DOWN_EVERY = 1.0  # seconds between two redraws of "again in N s" while checks fail
+
+
+def again_in(seconds: float) -> str:
+    """When the next check comes, as the status line counts it down: seconds up to 99, then whole minutes."""
+    whole = max(1, math.ceil(seconds))
+    return f"again in {whole} s" if whole < 100 else f"again in {math.ceil(whole / 60)} min"
+
+
+def not_checked(seconds: float) -> tuple[str, str]:
+    """The live mode and the status a failed check leaves, ``seconds`` before the next one."""
+    again = again_in(seconds)
+    return f"not checked · {again}", f"Could not check for mail · {again} · ctrl+r to retry now"
 
 
 class ListShown(Protocol):
@@ -48,6 +62,8 @@ class ListShown(Protocol):
     def show_threads(self) -> None: ...
     def set_status(self, status: Content) -> None: ...
     def show_live_mode(self, mode: str) -> None: ...
+    @property
+    def status(self) -> str: ...
     def threads_changed(self, ids: Iterable[str]) -> None: ...
     def words_indexed(self) -> None: ...
 
@@ -66,6 +82,9 @@ class LivePart(Part):
         self._mode: Mode | None = None
         self._event_timer: Timer | None = None
         self._check_timer: Timer | None = None
+        self._retry_due: float | None = None  # (monotonic) when the check after a failure comes
+        self._count_down_timer: Timer | None = None
+        self._waiting = ("", "")  # the live mode and the status the countdown last said
         self._progress_timer: Timer | None = None
         self._progress: Content | None = None  # what a sync under way last said of its progress
         self._listing = (0, 0)  # the threads a sync has listed: so far, and as the list last showed them
@@ -110,8 +129,10 @@ class LivePart(Part):
             delay = min(self.check_delay * 2, MAX_CHECK_DELAY) if self._failing else self._first_retry()
             self._failing = True
             self._schedule_check(delay)
-            self.shown.show_live_mode(f"not checked · again in {delay:g} s")  # (what the line says till then)
-            said = f"Could not check for mail · again in {delay:g} s · ctrl+r to retry now"
+            self._retry_due = time.monotonic() + delay
+            self._count_down_timer = self.screen.set_interval(COUNT_DOWN_EVERY, self._count_down)
+            self._waiting = mode, said = not_checked(delay)
+            self.shown.show_live_mode(mode)  # (what the line says till then)
             self.shown.set_status(Content.styled(said, "$text-warning"))
             if retrying and (self.offline or not isinstance(exc, ConnectionFailed)):
                 return  # said at the first failure (and by the banner, when offline): not again at every try
@@ -254,6 +275,24 @@ class LivePart(Part):
         if self._check_timer is not None:
             self._check_timer.stop()
             self._check_timer = None
+        self._retry_due = None
+        if self._count_down_timer is not None:
+            self._count_down_timer.stop()
+            self._count_down_timer = None
+
+    def _count_down(self) -> None:
+        """The wait until the next check, said again as it shortens: in the live mode, and in the failure's
+        status while that is what the line shows."""
+        if self._retry_due is None:
+            return
+        (was_mode, was_said), (mode, said) = self._waiting, not_checked(self._retry_due - time.monotonic())
+        if mode == was_mode:
+            return
+        self._waiting = (mode, said)
+        failure_shown = self.shown.status == was_said
+        self.shown.show_live_mode(mode)
+        if failure_shown:
+            self.shown.set_status(Content.styled(said, "$text-warning"))
 
     def stored_new_mail(self, stored: tuple[MailMessage, ...], screened: frozenset[str] = frozenset()) -> None:
         """The mail a sync stored new, to announce (each message once; what arrives within a moment makes one
