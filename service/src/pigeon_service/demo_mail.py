@@ -245,7 +245,7 @@ def populate(
                     )
 
                 opener = (
-                    _fill(rng.choice(OPENERS), rng, names)
+                    _fill(rng.choice(OPENERS), rng, names | {"name": author["first_name"]})  # (whom it is to)
                     if outbound
                     else rng.choice(["Hi,", "Hello,", "Hey there,", "Good morning,", "Hi all,"])
                 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +37,7 @@ LINES = [
 ]
 
 Job = Callable[[Database, Deliverer], Coroutine[Any, Any, None]]
+CANDIDATES = 8  # random threads looked at for a conversation to add a message to
 
 
 def _address(db: Database, account_id: str, contact_id: str | None) -> str | None:
@@ -45,14 +47,25 @@ def _address(db: Database, account_id: str, contact_id: str | None) -> str | Non
     return None
 
 
+def _conversation(db: Database, account_id: str) -> sqlite3.Row | None:
+    """A random thread that people write in, where the account has one: not a newsletter's nor a stranger's (their
+    messages name no contact), which nobody answers."""
+    threads = db.random_rows("threads", account_id, CANDIDATES)
+    for thread in threads:
+        last = db.last_message(thread["id"])
+        if last is not None and (last["sender_contact_id"] or last["direction"] == MessageDirection.OUTBOUND.value):
+            return thread
+    return threads[0] if threads else None
+
+
 def new_message(
     db: Database, deliverer: Deliverer | None, account_id: str, rng: random.Random, *, outbound: bool | None = None
 ) -> Message | None:
-    """Add one message to a random thread of the account and emit ``message.created``; ``None`` if no threads."""
-    threads = db.random_rows("threads", account_id, 1)
-    if not threads:
+    """Add one message to a random conversation of the account and emit ``message.created``; ``None`` if no
+    threads."""
+    thread = _conversation(db, account_id)
+    if thread is None:
         return None
-    thread = threads[0]
     participants = json.loads(thread["participants"])
     owner = next((p["contact_id"] for p in participants if p.get("role") == "OWNER"), None)
     others = [p["contact_id"] for p in participants if p.get("role") != "OWNER"] or [None]
