@@ -125,10 +125,10 @@ def words_painted(app: PigeonApp) -> list[tuple[int, int, str, str, str]]:
     return runs
 
 
-async def test_the_sidebars_counts_the_focused_title_and_the_keys_are_legible_in_every_theme(service: Service) -> None:
-    """What the app styles itself beyond the list's rows: each word on the sidebar, on the panes' title row and in
-    the key bar stands out from what is behind it (the theme's text colours, made for its background, not the
-    accent's fill)."""
+async def test_the_sidebar_the_titles_the_status_and_the_keys_are_legible_in_every_theme(service: Service) -> None:
+    """What the app styles itself beyond the list's rows: each word on the sidebar, on the panes' title row, on the
+    status line under them and in the key bar stands out from what is behind it (the theme's text colours, made
+    for its background, not the accent's fill)."""
     app = pigeon_for(service)
     async with app.run_test(size=(160, 45)) as pilot:
         await loaded(pilot, app)
@@ -139,7 +139,7 @@ async def test_the_sidebars_counts_the_focused_title_and_the_keys_are_legible_in
             app.theme = theme
             await settle(pilot, app)
             for row, column, text, fill, behind in words_painted(app):
-                if row in (0, 44) or inboxes.region.contains(column, row):  # (44: the key bar)
+                if row in (0, 43, 44) or inboxes.region.contains(column, row):  # (43: the status, 44: the keys)
                     ratio = contrast(Color.parse(fill).rgb, Color.parse(behind).rgb)
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {text.strip()!r}: {ratio:.2f}")

@@ -271,7 +271,7 @@ class ThreadsPart(Part):
             parts.append(VIEW_HINTS[self.view])
         if self.live_mode:
             parts.append(self.live_mode)
-        self.set_status(Content.styled(" · ".join(parts), "dim"))
+        self.set_status(Content(" · ".join(parts)))  # (in the border's muted colour)
 
     def set_status(self, status: Content) -> None:
         """The list's status line: its count, filter and sort, or what is going on (in the list's bottom border)."""
