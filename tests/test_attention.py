@@ -442,3 +442,29 @@ async def test_letting_in_several_threads_of_one_sender_is_one_decision(service:
     assert len(PATCHED) == 1  # one update of the contact, not one a thread
     assert rulings[0].apply() == 2
     assert not ids(core, "screener")
+
+
+async def test_a_thread_out_of_the_inbox_says_where_it_is_in_views_that_hold_it_unless_the_view_says_it(
+    service: Service, cores: Cores
+) -> None:
+    from datetime import timedelta
+
+    from pigeon.core.actions import BY_ID
+    from pigeon.core.listing import Listing
+
+    core = cores()
+    await core.sync()
+    snoozed, done = ids(core, "waiting")[:2]
+    core.apply(BY_ID["triage.snooze"], [snoozed], until=NOW + timedelta(days=3))
+    core.apply(BY_ID["triage.done"], [done])
+
+    def places(view: str) -> dict[str, str]:
+        listing = Listing(core.store, view=view, query=None, inbox_id=None, sort="date", now=NOW)
+        return {listing.row(n).id: listing.row(n).where for n in range(len(listing))}
+
+    waiting = places("waiting")  # you wrote last: still waiting for an answer, wherever the thread is
+    assert (waiting[snoozed], waiting[done]) == ("snoozed", "done")
+    assert places("all")[snoozed] == "snoozed"
+    assert places("snoozed")[snoozed] == ""  # (the view says it)
+    assert places("done")[done] == ""
+    assert set(places("inbox").values()) == {""}

@@ -49,7 +49,7 @@ class ThreadRow:
     selected: bool = False
     labels: tuple[str, ...] = ()
     where: str = ""
-    """Where the thread is, in a search (which covers all mail): done, snoozed, muted; empty when in the inbox."""
+    """Where the thread is, when its view does not say it: done, snoozed, muted, or a reminder's "no answer"."""
     seen_by: tuple[str, ...] = ()
     """When the user wrote last: who has read it since, the latest first."""
     seen_at: datetime | None = None
@@ -167,14 +167,20 @@ class Listing:
             starred=t.starred,
             selected=self._selected(t.id),
             labels=t.labels,
-            where=where(t) if self.searching or t.reminded else "",
+            where=self._place(t),
             seen_by=t.seen_by,
             seen_at=t.seen_at,
         )
 
+    def _place(self, thread: StoredThread) -> str:
+        """Where the thread is, unless its view is that place (every row of Done is done); the inbox and its lanes
+        hold no thread triaged out, so there it is said only of a reminder come due."""
+        place = where(thread)
+        return "" if place == self.view else place
+
 
 def where(thread: StoredThread) -> str:
-    """Where a thread found by a search is, when that is not the inbox; a reminder come due says so anywhere."""
+    """Where a thread is, when that is not the inbox: a reminder come due, snoozed, done or muted."""
     if thread.reminded:
         return "no answer"
     if thread.snoozed_until is not None:
