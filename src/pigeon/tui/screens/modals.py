@@ -153,11 +153,11 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    def action_scroll_down(self) -> None:
-        self.query_one("#help-keys", VerticalScroll).scroll_down()
+    def action_scroll_down(self) -> None:  # (now: each press of a held key scrolls a line; see Reader.scroll_by)
+        self.query_one("#help-keys", VerticalScroll).scroll_down(immediate=True)
 
     def action_scroll_up(self) -> None:
-        self.query_one("#help-keys", VerticalScroll).scroll_up()
+        self.query_one("#help-keys", VerticalScroll).scroll_up(immediate=True)
 
 
 class InputScreen(ModalScreen[str | None]):
