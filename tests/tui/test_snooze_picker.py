@@ -48,3 +48,25 @@ async def test_a_phrase_that_cannot_be_read_keeps_the_picker_open_with_the_reaso
         await settle(pilot, app, lambda: '"9xm" in "friday 9xm" is not understood' in screen_text(app))
         assert isinstance(app.screen, SnoozePicker)
         assert len(threads.source) == 25
+
+
+async def test_j_and_k_move_through_the_choices_as_the_arrows_do(service: Service) -> None:
+    from pigeon.tui.screens.pickers import SnoozePicker
+    from pigeon.tui.widgets.choices import Choices
+
+    app = pigeon_for(service)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        threads = await synced(pilot, app)
+        await pilot.press("z")
+        await settle(pilot, app, lambda: isinstance(app.screen, SnoozePicker))
+        choices = app.screen.query_one(Choices)
+        assert choices.highlighted == 0
+        await pilot.press("j", "j", "k")
+        assert choices.highlighted == 1
+        picker = app.screen
+        assert isinstance(picker, SnoozePicker)
+        wanted = picker.choices[1][1]
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: len(threads.source) == 24)
+        assert f"Snoozed until {wanted:%a %d %b %H:%M}: 1 thread" in notes.text

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from pigeon.core.links import Link
 from pigeon.sanitize import clean_line
 from pigeon.tui.render import safe_line
+from pigeon.tui.widgets.choices import Choices
 
 Chosen = tuple[Literal["open", "copy"], Link]
 
@@ -52,7 +53,7 @@ class LinksScreen(ModalScreen[Chosen | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog links"):
             yield Static(Content.styled(self.title_text, "bold"), markup=False)
-            yield OptionList(*(Option(link_line(link), id=str(n)) for n, link in enumerate(self.links)), id="links")
+            yield Choices(*(Option(link_line(link), id=str(n)) for n, link in enumerate(self.links)), id="links")
             yield Static(Content.styled("enter or a number opens · y copies the target · esc closes", "dim"))
 
     def on_mount(self) -> None:

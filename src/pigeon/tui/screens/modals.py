@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pigeon.tui.widgets.choices import Choices
 from pigeon.tui.widgets.text_input import TextInput
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class PickScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content.styled(self.title_text, "bold"), markup=False)
-            yield OptionList(*(Option(item, id=str(n)) for n, item in enumerate(self.items)), id="pick")
+            yield Choices(*(Option(item, id=str(n)) for n, item in enumerate(self.items)), id="pick")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(int(event.option.id or 0))

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from pigeon.core.snooze import example, parse_when, presets
 from pigeon.sanitize import clean_line
+from pigeon.tui.widgets.choices import Choices
 from pigeon.tui.widgets.text_input import TextInput
 
 TYPED = "typed"
@@ -41,7 +42,7 @@ class SnoozePicker(ModalScreen[datetime | None]):
         ]
         with Vertical(classes="dialog"):
             yield Static(Content.styled(self.title_text, "bold"), markup=False)
-            yield OptionList(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
+            yield Choices(*options, Option(Content("Pick a date and time…"), id=TYPED), id="pick")
             yield TextInput(placeholder=example(self.now()), id="answer", classes="hidden")
             yield Static("", id="snooze-error", markup=False)
 

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from pigeon.tui.render import safe_line
+from pigeon.tui.widgets.choices import Choices
 
 CHOICES = {"lane": "Move to another lane…", "in": "Let the sender in", "out": "Keep the sender out"}
 
@@ -35,7 +36,7 @@ class WhyScreen(ModalScreen[str | None]):
             yield Static(Content.styled(self.heading, "bold"), markup=False)
             yield Static(Content("\n").join(safe_line(line, limit=200) for line in self.reasons), id="why-reasons")
             if self.choices:
-                yield OptionList(*(Option(Content(CHOICES[c]), id=c) for c in self.choices), id="pick")
+                yield Choices(*(Option(Content(CHOICES[c]), id=c) for c in self.choices), id="pick")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
