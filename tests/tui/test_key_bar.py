@@ -115,3 +115,16 @@ async def test_the_lists_keys_leave_while_it_loads_and_come_back_after(service: 
         await settle(pilot, app, lambda: " Open " not in bar_text(bar))
         threads.loading = False
         await settle(pilot, app, lambda: " Open " in bar_text(bar))
+
+
+async def test_in_the_done_view_the_bar_says_e_brings_threads_back(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        await pilot.press("e")  # one thread done, so the Done view has one
+        await pilot.press("5")
+        await settle(pilot, app, lambda: " e To inbox " in bar_text(bar))
+        assert " e Done " not in bar_text(bar)
+        await pilot.press("1")
+        await settle(pilot, app, lambda: " e Done " in bar_text(bar))

@@ -8,7 +8,7 @@ than the rest of the opening together.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -19,6 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from textual.binding import Binding
     from textual.screen import Screen
 
 
@@ -31,6 +32,13 @@ class KeyHint(NamedTuple):
     description: str
     enabled: bool
     action: str = ""
+
+
+@runtime_checkable
+class SaysKeys(Protocol):
+    """A screen whose keys' words depend on where it is (the mail screen's e, in the Done view)."""
+
+    def key_words(self, binding: Binding) -> str: ...
 
 
 KEPT = "help"
@@ -112,8 +120,9 @@ class KeyBar(Widget, can_focus=False):
 
     def hints(self) -> tuple[list[KeyHint], KeyHint | None]:
         """The keys to show (first binding of each action, in order) and the palette's key."""
-        app = self.app
-        active = self.screen.active_bindings
+        app, screen = self.app, self.screen
+        active = screen.active_bindings
+        says = screen.key_words if isinstance(screen, SaysKeys) else None
         seen: set[str] = set()
         shown: list[KeyHint] = []
         for _node, binding, enabled, _tooltip in active.values():  # the focused widget's first, then outwards
@@ -121,7 +130,8 @@ class KeyBar(Widget, can_focus=False):
                 continue  # (one hint per action: the reader's h "Back" hides the screen's esc "Back")
             seen.update((binding.action, binding.description))
             display = app.get_key_display(binding)
-            shown.append(KeyHint(binding.key, display, binding.description, enabled, binding.action))
+            description = says(binding) if says is not None else binding.description
+            shown.append(KeyHint(binding.key, display, description, enabled, binding.action))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _node, binding, enabled, _tooltip = active[app.COMMAND_PALETTE_BINDING]

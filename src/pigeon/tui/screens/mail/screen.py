@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import Reactive
@@ -204,6 +204,7 @@ class MainScreen(ReportsFailures, Screen[None]):
             self.threads.go_to("inbox", chosen.removeprefix("inbox:"))
         else:
             self.threads.go_to(self.threads.view, self.threads.inbox_id)
+        self.refresh_bindings()
 
     @on(ThreadList.Highlighted)
     def _highlighted(self, event: ThreadList.Highlighted) -> None:
@@ -274,6 +275,12 @@ class MainScreen(ReportsFailures, Screen[None]):
     def action_view(self, view: str) -> None:
         self.threads.go_to(view)
         self.set_focus(self.query_one(ThreadList))
+        self.refresh_bindings()  # (the key bar's words may depend on the view: see key_words)
+
+    def key_words(self, binding: Binding) -> str:
+        """A key's words in the key bar: in the Done view, e brings threads back to the inbox."""
+        done_here = binding.action == "triage('done')" and self.threads.view == "done"
+        return "To inbox" if done_here else binding.description
 
     def action_sort(self) -> None:
         self.threads.next_sort()
