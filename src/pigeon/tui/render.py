@@ -8,6 +8,7 @@ Everything from the service reaches a widget through :func:`safe` (or :func:`saf
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -174,6 +175,20 @@ def split_quotes(text: str) -> list[str | Quoted]:
     if quoted:
         parts.append(Quoted(quoted))
     return parts
+
+
+QUOTE_MARKS = re.compile(r"^(?:>[ \t]?)+")
+"""The marks that start a quoted line: ">", "> >", ">>"."""
+
+
+def wrapped(row: Content, width: int) -> list[Content]:
+    """``row`` wrapped to ``width``; a quoted line's pieces each under its quote marks, as mail programs show them
+    (a wrapped quote would otherwise go on unmarked, like text of the message's own)."""
+    found = QUOTE_MARKS.match(row.plain)
+    if found is None or row.cell_length <= width:
+        return row.wrap(width)
+    marks = len(found.group(0))
+    return [Content.assemble(row[:marks], piece) for piece in row[marks:].wrap(max(width - marks, 10))]
 
 
 def limit_text(text: str, limit: int = BODY_LIMIT) -> tuple[str, int]:

@@ -35,6 +35,7 @@ from pigeon.tui.render import (
     sender_address,
     sender_name,
     split_quotes,
+    wrapped,
 )
 
 if TYPE_CHECKING:
@@ -253,14 +254,14 @@ class ThreadView:
         def prefixed(rows: list[Content]) -> list[Content]:
             return [Content.assemble(" ", indent, row) for row in rows]
 
-        wrapped: list[Content] = []
+        rows: list[Content] = []
         for n, row in enumerate(logical):
             if n == head:
-                head = len(wrapped)
-            wrapped += row.wrap(room) if folded is False or row.cell_length > room else [row]  # (a summary fits)
-        lines = prefixed(wrapped)
+                head = len(rows)
+            rows += wrapped(row, room) if folded is False or row.cell_length > room else [row]  # (a summary fits)
+        lines = prefixed(rows)
         text = NEWLINE.join(prefixed(logical)).plain
-        return Piece(tuple(lines), len(lines), tuple(row.plain for row in wrapped), text, head)
+        return Piece(tuple(lines), len(lines), tuple(row.plain for row in rows), text, head)
 
     def summary(self, message: Message, room: int = 200) -> Content:
         """A folded message's one line: sender, time, first words (no more of them read than ``room`` shows)."""
@@ -364,7 +365,7 @@ class ThreadView:
             for part in split_quotes(text):
                 if isinstance(part, Quoted):
                     if show_quotes:
-                        out.append(safe("\n".join(part.lines), style="$text-muted"))
+                        out.extend(safe(line, style="$text-muted") for line in part.lines)
                     else:
                         out.append(Content.styled(f"┄ {len(part.lines)} quoted lines (t to show) ┄", "dim italic"))
                 elif part.strip():
