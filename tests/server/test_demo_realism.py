@@ -3,6 +3,7 @@ conversations, never under a newsletter or a stranger's phishing."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
@@ -49,3 +50,23 @@ def test_live_traffic_writes_in_conversations_not_under_newsletters_or_phishing(
             m.direction == MessageDirection.OUTBOUND.value or (m.sender is not None and m.sender.contact_id)
             for m in before
         ), [m.sender for m in before]
+
+
+ATTRIBUTION = re.compile(r"^On (\w{3}, \d{2} \w{3} \d{4} at \d{2}:\d{2}), (.+) wrote:$", re.MULTILINE)
+
+
+def test_a_reply_quotes_the_message_before_it_at_the_time_it_was_written() -> None:
+    db, account, threads = demo(seed=11)
+    quoted = 0
+    for thread in threads:
+        assert thread.id
+        messages = every_message(db, account, thread.id)
+        if len(messages) > 10:  # (the long conversation is a tree: its replies quote their parents)
+            continue
+        for before, message in itertools.pairwise(messages):
+            found = ATTRIBUTION.search(message.content_blocks[0].content or "") if message.content_blocks else None
+            if found is None or before.created_at is None:
+                continue
+            assert found.group(1) == before.created_at.strftime("%a, %d %b %Y at %H:%M")
+            quoted += 1
+    assert quoted >= 20

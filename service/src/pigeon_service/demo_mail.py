@@ -205,6 +205,7 @@ def populate(
             parent: str | None = None
             previous_text = ""
             previous_who = ""
+            previous_when = started
             for position in range(count):
                 if position:
                     when += spacing[position - 1]
@@ -295,12 +296,13 @@ def populate(
                         ]
                     )
                     body = text + (
-                        _quote(previous_text, previous_who, when - timedelta(hours=1)) if previous_text else ""
+                        _quote(previous_text, previous_who, previous_when) if previous_text else ""
                     )
                     blocks = [
                         {"type": ContentType.TEXT.value, "mime_type": "text/plain", "content": body, "sequence": 0}
                     ]
                     previous_text, previous_who = text, ("You" if outbound else author["display_name"])
+                    previous_when = when
                     if rng.random() < 0.12:
                         blocks.append(_attachment(rng, 1))
                         if rng.random() < 0.3:
