@@ -135,3 +135,25 @@ def test_the_brief_of_a_500_message_thread_reads_each_new_message_once_and_a_bou
     assert brief_of(view, NOW + timedelta(days=1)) is None  # nothing new
     one = ThreadView(thread, messages[:1], {})
     assert brief_of(one, None) is None  # a thread of one message has no brief
+
+
+def test_a_markdown_messages_first_words_read_without_its_marks() -> None:
+    notes = (
+        "# Tidepool: weekly notes\n\n**Status:** on track, with *one* risk, see [the plan](https://plans.example/q4)."
+        "\n\n## Done\n- Shipped the `importer`\n\n---\n> an older note, quoted\n"
+    )
+    found = brief(
+        [
+            message(
+                1,
+                "",
+                blocks=[{"type": "CONTENT_TYPE_TEXT", "mime_type": "text/markdown", "content": notes, "sequence": 1}],
+            )
+        ],
+        1,
+        name,
+    )
+    assert found.gists[0].words == (
+        "Tidepool: weekly notes Status: on track, with one risk, see the plan. Done Shipped the importer"
+    )
+    assert found.links == ("plans.example/q4",)  # (the link's target is still found)

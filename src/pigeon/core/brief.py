@@ -56,6 +56,13 @@ _SIGN_OFF = re.compile(
     re.IGNORECASE,
 )
 ATTRIBUTION = re.compile(r"^on .{0,200}wrote:\s*$", re.IGNORECASE)
+_MARKDOWN = (  # what Markdown's marks are around or before, for a message's first words (quotes stay quotes)
+    (re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.MULTILINE), ""),
+    (re.compile(r"^[ \t]{0,3}(?:(?:[-*_][ \t]*){3,}|```.*|~~~.*)$", re.MULTILINE), ""),  # rules, code fences
+    (re.compile(r"^\|?[-:| \t]+\|[-:| \t]*$", re.MULTILINE), ""),  # a table's line under its head
+    (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),
+    (re.compile(r"(\*\*|__|\*|~~|`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+)
 """The line a reply puts before what it quotes ("On Tue, 24 Nov 2026 at 06:04, Ada wrote:")."""
 
 
@@ -173,9 +180,16 @@ def _text(message: Message) -> str:
             continue
         content = (block.content or "")[:left]
         mime = (block.mime_type or "text/plain").split(";")[0].strip().lower()
-        parts.append(text_of(content) if mime == "text/html" else content)
+        parts.append(text_of(content) if mime == "text/html" else _unmarked(content) if "markdown" in mime else content)
         left -= len(content)
     return "\n".join(parts)
+
+
+def _unmarked(markdown: str) -> str:
+    """Markdown's text without its marks (headings, lists, emphasis, code, rules, links' targets), as it reads."""
+    for pattern, by in _MARKDOWN:
+        markdown = pattern.sub(by, markdown)
+    return markdown
 
 
 def _own_words(text: str) -> str:
