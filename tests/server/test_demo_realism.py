@@ -7,7 +7,7 @@ import itertools
 import random
 import re
 
-from pigeon.models import Message, MessageDirection, RecipientType
+from pigeon.models import Message, MessageDirection, ParticipantRole, RecipientType
 from pigeon_service.db import Database
 from pigeon_service.demo_traffic import new_message
 from tests.server.demo import every_message
@@ -70,3 +70,17 @@ def test_a_reply_quotes_the_message_before_it_at_the_time_it_was_written() -> No
             assert found.group(1) == before.created_at.strftime("%a, %d %b %Y at %H:%M")
             quoted += 1
     assert quoted >= 20
+
+
+def test_live_traffic_writes_as_you_only_where_you_take_part() -> None:
+    from pigeon_service.demo_newcomers import NEWCOMERS, newcomer_thread
+
+    db, account, threads = demo(seed=5)
+    me = next(p.contact_id for p in threads[0].participants or [] if p.role == ParticipantRole.OWNER.value)
+    for newcomer in NEWCOMERS:
+        newcomer_thread(db, None, account, newcomer)
+    rng = random.Random(4)
+    written = [message for _ in range(300) if (message := new_message(db, None, account, rng)) is not None]
+    mine = [m for m in written if m.direction == MessageDirection.OUTBOUND.value]
+    assert len(mine) >= 20
+    assert all(m.sender is not None and m.sender.contact_id == me for m in mine), [m.sender for m in mine]

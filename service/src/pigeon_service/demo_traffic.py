@@ -70,7 +70,8 @@ def new_message(
     owner = next((p["contact_id"] for p in participants if p.get("role") == "OWNER"), None)
     others = [p["contact_id"] for p in participants if p.get("role") != "OWNER"] or [None]
     other = rng.choice(others)
-    outbound = rng.random() < 0.25 if outbound is None else outbound
+    if outbound is None:  # you write only where you take part (not yet to a first-time sender)
+        outbound = owner is not None and rng.random() < 0.25
     inbox = next((i for i in db.list_inboxes(account_id) if i.id == thread["inbox_id"]), None)
     inbox_address = inbox.email if inbox else "you@pigeon.example"
     other_address = _address(db, account_id, other) or "someone@example.com"
