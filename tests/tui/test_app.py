@@ -637,3 +637,19 @@ async def test_the_palette_offers_quit_once_and_pigeons_help_not_textuals_keys(s
         await pilot.press(*"quit")
         await settle(pilot, app, lambda: "Quit" in palette_hits(app))
         assert palette_hits(app).count("Quit") == 1  # Pigeon's (which asks first with an unsaved edit)
+
+
+async def test_the_lists_help_says_what_a_rows_marks_mean_and_the_readers_does_not(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("question_mark")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+        legend = " ".join(screen_text(app).split())
+        assert "● unread ★ starred + files (3) its messages ▌ selected" in legend
+        await pilot.press("escape", "enter")
+        reader = on_screen(app, MainScreen).query_one(Reader)
+        await settle(pilot, app, lambda: app.focused is reader)
+        await pilot.press("question_mark")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen))
+        assert "● unread" not in screen_text(app)

@@ -42,6 +42,7 @@ from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import HelpScreen, ask_first
+from pigeon.tui.widgets.thread_row import LEGEND
 
 if TYPE_CHECKING:  # the models (pydantic) and the contact and dialog screens load when first used
     from pigeon.core.drafts import MailDraft
@@ -231,9 +232,10 @@ class PigeonApp(ReportsFailures, App[None]):
         rows = [(", ".join(sorted(group, key=len)), *named[name]) for name, group in keys.items()]
         focused = self.screen.focused
         context = HELP_CONTEXTS.get(focused.id if focused and focused.id else "", "Pigeon")
+        legend = LEGEND if context == "thread list" else ""
         # Pigeon's own keys first (they have ids, for the keymap), then Textual's built-in ones.
         rows.sort(key=lambda row: (not row[2], row[2] or row[1]))
-        self.push_screen(HelpScreen(context, rows))
+        self.push_screen(HelpScreen(context, rows, legend))
 
     async def on_edit_contact(self, event: EditContact) -> None:
         """The editor, with a draft kept from a failed save. Not a worker: the App takes no other key until the

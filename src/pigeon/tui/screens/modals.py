@@ -124,10 +124,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("k,up", "scroll_up", "Up", id="help.up", show=False),
     ]
 
-    def __init__(self, context: str, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, context: str, rows: list[tuple[str, str, str]], legend: str = "") -> None:
         super().__init__()
         self.context = context
         self.rows = rows
+        self.legend = legend  # what the context's marks say (a list row's)
 
     def compose(self) -> ComposeResult:
         key_width = max((len(key) for key, _, _ in self.rows), default=4) + 2
@@ -142,6 +143,8 @@ class HelpScreen(ModalScreen[None]):
         ]
         with Vertical(classes="dialog help"):
             yield Static(Content.styled(f"Keys: {self.context}", "bold"), markup=False)
+            if self.legend:
+                yield Static(Content(self.legend), id="help-legend", markup=False)
             with VerticalScroll(id="help-keys"):
                 yield Static(Content("\n").join(lines), markup=False)
             yield Static(

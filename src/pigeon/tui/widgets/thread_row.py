@@ -18,6 +18,11 @@ NARROW_WHO_WIDTH = 14
 WIDE_ROW = 72  # rows narrower than this give the sender fewer cells
 TIME_WIDTH = 6
 COUNT_WIDTH = 4
+LEGEND = (
+    "● unread   ★ starred   + files   (3) its messages   ▌ selected\n"
+    "seen 2h: your last message was read · snoozed, done, muted: where it is"
+)
+"""What the marks of a row say, for the help."""
 MARK_WIDTH = 5
 SUBJECT_ROOM = 16  # cells the subject keeps before "seen by" gives up its name, then itself
 SEEN_NAME = 12
