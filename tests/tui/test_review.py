@@ -122,7 +122,7 @@ async def test_postpone_keeps_the_draft_and_says_where(
         await pilot.press("p")
         await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
         (kept,) = MailDrafts().all()
-        assert f"pigeon drafts ({kept.id})" in notes.text
+        assert f"Kept in drafts: D finds it again (pigeon drafts: {kept.id})" in notes.text
         assert "On my way." in kept.path.read_text()
         assert not received.exists()
 
@@ -288,3 +288,32 @@ async def test_r_in_the_list_answers_the_latest_message_whatever_the_preview_sho
         assert shown.subject != "Lunch?"
         await pilot.press("r")
         await settle(pilot, app, lambda: isinstance(app.screen, ReviewScreen) and "Re: Lunch?" in screen_text(app))
+
+
+async def test_a_postponed_draft_is_found_again_with_D_and_sent_from_its_review(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.tui.screens.modals import PickScreen
+
+    received, command = programs(tmp_path, monkeypatch)
+    newest_with(service, subject="Lunch?")
+    app = app_with(service, command)
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await pilot.press("D")
+        await settle(pilot, app, lambda: "No drafts kept" in notes.text)  # (none yet: said, no empty dialog)
+        await reviewing(pilot, app)
+        await pilot.press("p")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("D")
+        await settle(pilot, app, lambda: isinstance(app.screen, PickScreen))
+        shown = screen_text(app)
+        assert "Drafts (1)" in shown
+        assert "Re: Lunch?" in shown
+        assert "to ann@example.com" in shown
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, ReviewScreen) and "On my way." in screen_text(app))
+        await pilot.press("y")
+        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen) and received.exists())
+        assert "On my way." in parsed(received).get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        assert MailDrafts().all() == []

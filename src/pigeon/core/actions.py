@@ -203,6 +203,7 @@ ACTIONS: tuple[Action, ...] = (
     _compose("reply_all", "Reply all", "Reply to everyone on the message", "R", "reply-all"),
     _compose("forward", "Forward", "Forward the message", "f", "forward"),
     _compose("new", "Compose", "Write a new message", "C", "compose"),
+    Action("compose.drafts", "Drafts", "Drafts kept unsent: review one to edit, send or discard it", "D", "drafts"),
     _compose(
         "forward_attached", "Forward as attachment", "Forward the message as an attached file", "F", "forward-attached"
     ),

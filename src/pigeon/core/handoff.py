@@ -116,6 +116,15 @@ class HandOff:
     async def discard(self, draft: MailDraft) -> None:
         await asyncio.to_thread(self.drafts.discard, draft)
 
+    async def kept(self) -> list[tuple[MailDraft, str, str, str]]:
+        """The drafts kept unsent, the newest first, each with its To, its Subject and where it stands."""
+
+        def read() -> list[tuple[MailDraft, str, str, str]]:
+            drafts = self.drafts
+            return [(d, *drafts.summary(d), drafts.status(d)) for d in reversed(drafts.all())]
+
+        return await asyncio.to_thread(read)
+
     # --- a message's text -------------------------------------------------------------------------------------
 
     async def pipe_message(self, command: str, message: Message, contacts: dict[str, Contact]) -> programs.Piped:

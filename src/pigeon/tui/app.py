@@ -37,7 +37,16 @@ from pigeon.tui.commands import PigeonCommands
 from pigeon.tui.keymap import checked_keymap
 from pigeon.tui.keys import bindings
 from pigeon.tui.memory import Collector, freeze_start_up
-from pigeon.tui.messages import ContactSaved, EditContact, EditDraft, Failed, InboxesChanged, LoggedIn, Offline
+from pigeon.tui.messages import (
+    ContactSaved,
+    EditContact,
+    EditDraft,
+    Failed,
+    InboxesChanged,
+    LoggedIn,
+    Offline,
+    ReviewDraft,
+)
 from pigeon.tui.screens.base import ReportsFailures
 from pigeon.tui.screens.login import LoginScreen
 from pigeon.tui.screens.mail import MainScreen
@@ -281,6 +290,9 @@ class PigeonApp(ReportsFailures, App[None]):
             self.review_draft(draft)
         else:
             self.send_draft(draft)
+
+    def on_review_draft(self, event: ReviewDraft) -> None:
+        self.review_draft(event.draft)
 
     def review_draft(self, draft: MailDraft) -> None:
         """The review of the draft; "edit again" hands it back to the editor through :meth:`on_edit_draft`."""

@@ -79,3 +79,11 @@ class EditDraft(Message):
         super().__init__()
         self.draft = draft
         self.again = again
+
+
+class ReviewDraft(Message):
+    """Review a kept draft, to edit, send, postpone or discard it (the App does it)."""
+
+    def __init__(self, draft: MailDraft) -> None:
+        super().__init__()
+        self.draft = draft

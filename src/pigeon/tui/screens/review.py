@@ -133,7 +133,7 @@ class ReviewScreen(ModalScreen[Outcome]):
             self.dismiss("edit")
 
     def action_postpone(self) -> None:
-        self.notify(f"Kept in drafts: pigeon drafts ({self.draft.id})", markup=False)
+        self.notify(f"Kept in drafts: D finds it again (pigeon drafts: {self.draft.id})", markup=False)
         self.dismiss("postponed")
 
     def action_discard(self) -> None:

@@ -2,11 +2,12 @@
 the reader's cursor saved (``a``) or opened (``O``, asking first for a type that can run code), its links listed and
 opened (``L``, asking first when a link misleads), the thread's when it has none; the message's text piped to a
 command (``|``), written to a file (``w``), copied (``y``) or shown raw (``H``); and replies, forwards and new
-messages written in the editor (``r R f C``; the App hands the terminal over).
+messages written in the editor (``r R f C``; the App hands the terminal over), and the drafts kept (``D``).
 
 Interface: :meth:`HandOffPart.save_attachment`, :meth:`open_attachment`, :meth:`show_links`, :meth:`show_raw`,
-:meth:`pipe`, :meth:`write`, :meth:`copy`, :meth:`compose`. Up: :class:`~pigeon.tui.messages.BrowseInTerminal` and
-:class:`~pigeon.tui.messages.EditDraft`, which the App handles."""
+:meth:`pipe`, :meth:`write`, :meth:`copy`, :meth:`compose`, :meth:`drafts`. Up:
+:class:`~pigeon.tui.messages.BrowseInTerminal`, :class:`~pigeon.tui.messages.EditDraft` and
+:class:`~pigeon.tui.messages.ReviewDraft`, which the App handles."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pigeon.core.attachments import attachment_filename, attachments_of
 from pigeon.core.links import Link, message_links, thread_links
 from pigeon.core.programs import NoBrowser, ProgramFailed
 from pigeon.sanitize import clean_line
-from pigeon.tui.messages import BrowseInTerminal, EditDraft
+from pigeon.tui.messages import BrowseInTerminal, EditDraft, ReviewDraft
 from pigeon.tui.render import human_size, safe_line
 from pigeon.tui.screens.links import Chosen, LinksScreen
 from pigeon.tui.screens.mail.part import Part
@@ -335,3 +336,29 @@ class HandOffPart(Part):
             chosen, thread, messages, core.inboxes, core.contacts, inbox_id=inbox_id, message_id=message_id
         )
         self.screen.post_message(EditDraft(draft))
+
+    def drafts(self) -> None:
+        """The drafts kept unsent (postponed, or not sent), to pick one to review: and from there edit, send or
+        discard it."""
+        self.run(self._drafts, group="drafts", description="reading the drafts", exclusive=True)
+
+    async def _drafts(self) -> None:
+        kept = await self.core.handoff.kept()
+        if not kept:
+            self.screen.notify("No drafts kept: each reply written and not sent waits here.", markup=False)
+            return
+        items = [
+            Content.assemble(
+                safe_line(subject or "(no subject)", limit=60),
+                Content.styled(
+                    f"  to {clean_line(to, limit=40) or 'nobody yet'} · {clean_line(status, limit=60)}", "dim"
+                ),
+            )
+            for _, to, subject, status in kept
+        ]
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self.screen.post_message(ReviewDraft(kept[index][0]))
+
+        self.ask(PickScreen(f"Drafts ({len(kept)})", items), chosen)

@@ -330,6 +330,9 @@ class MainScreen(ReportsFailures, Screen[None]):
         shown = self.query_one(Reader).current_message if self.reading.open_id else None
         self.handoff.compose(kind, thread_id, self.threads.inbox_id, shown.id if shown is not None else None)
 
+    def action_drafts(self) -> None:
+        self.handoff.drafts()
+
     # --- filter, back, zoom -----------------------------------------------------------------------------------
 
     def action_filter(self) -> None:
