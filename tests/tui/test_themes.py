@@ -107,9 +107,9 @@ async def test_a_theme_switched_while_running_looks_as_after_a_restart(service: 
     assert not differ, [(where, switched.get(where), started.get(where)) for where in differ[:10]]
 
 
-def words_painted(app: PigeonApp) -> list[tuple[int, int, str, str, str]]:
-    """Each run of words on the screen (not lines or spaces): its row, column, text, colour and the colour behind
-    it, from Textual's own screenshot."""
+def words_painted(app: PigeonApp, *, marks: bool = False) -> list[tuple[int, int, str, str, str]]:
+    """Each run of words on the screen (not lines or spaces; with ``marks``, symbols too): its row, column, text,
+    colour and the colour behind it, from Textual's own screenshot."""
     svg = app.export_screenshot()
     fills = dict(re.findall(r"\.terminal-\d+-(r\d+) \{ fill: ([^;}\s]+)", svg))
     backs = sorted(
@@ -120,7 +120,7 @@ def words_painted(app: PigeonApp) -> list[tuple[int, int, str, str, str]]:
     for c, x, y, text in re.findall(r'<text class="terminal-\d+-(r\d+)" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)<', svg):
         row, column, text = round((float(y) - 20.0) / LINE_HEIGHT), round(float(x) / CELL_WIDTH), html.unescape(text)
         behind = [f for r, col, f in backs if r == row and col <= column]
-        if fills.get(c) and behind and any(ch.isalnum() for ch in text):
+        if fills.get(c) and behind and (any(ch.isalnum() for ch in text) or (marks and text.strip())):
             runs.append((row, column, text, fills[c], behind[-1]))
     return runs
 
@@ -143,4 +143,26 @@ async def test_the_sidebar_the_titles_the_status_and_the_keys_are_legible_in_eve
                     ratio = contrast(Color.parse(fill).rgb, Color.parse(behind).rgb)
                     if ratio < MIN_CONTRAST:
                         poor.append(f"{theme} {text.strip()!r}: {ratio:.2f}")
+        assert not poor, "\n".join(poor)
+
+
+async def test_the_cursor_row_and_its_marks_are_legible_in_every_theme_focused_or_not(service: Service) -> None:
+    app = pigeon_for(service)
+    async with app.run_test(size=(160, 45)) as pilot:
+        threads = await loaded(pilot, app)
+        poor = []
+        for focused in (True, False):
+            if not focused:
+                app.screen.set_focus(None)  # (the cursor stays, in its unfocused tint)
+            for theme in sorted(t for t in app.available_themes if not t.startswith("ansi")):
+                app.theme = theme
+                await settle(pilot, app)
+                area = threads.content_region
+                row = area.y + threads.cursor - int(threads.scroll_offset.y)
+                for at, column, text, fill, behind in words_painted(app, marks=True):
+                    if at == row and area.x <= column < area.right:
+                        ratio = contrast(Color.parse(fill).rgb, Color.parse(behind).rgb)
+                        if ratio < MIN_CONTRAST:
+                            where = "focused" if focused else "unfocused"
+                            poor.append(f"{theme} {where} {text.strip()!r}: {ratio:.2f}")
         assert not poor, "\n".join(poor)

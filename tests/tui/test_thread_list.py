@@ -363,8 +363,9 @@ def drawn_as_rich_lays_it_out(
     base = threads.rich_style
     dim = threads.get_component_rich_style("thread-list--dim", partial=True)
     unread = threads.get_component_rich_style("thread-list--unread", partial=True)
-    mark = threads.get_component_rich_style("thread-list--mark", partial=True)
     strong = unread if row.unread else Style()
+    # the marks in the accent, but on the cursor's row in the row's own colour (the accent is faint on its tint)
+    mark = threads.get_component_rich_style("thread-list--mark", partial=True) if cursor is None else strong
     tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
     label_text = clean_line(" ".join(tags), limit=24)
     who_width = WHO_WIDTH if width >= WIDE_ROW else NARROW_WHO_WIDTH

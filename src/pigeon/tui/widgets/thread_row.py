@@ -49,9 +49,10 @@ def draw_row(
     it is cut). Made straight as segments, not as rich ``Text`` laid out: a start draws a screenful of rows, and
     laying them out was a large part of its first frame (see docs/performance.md). ``age`` is what :func:`ages`
     says; ``look`` is the list's base style and its dim, unread and mark styles."""
-    base, dim, unread, mark = look
-    when, seen_by, seen_at = age
+    base, dim, unread, accent = look
     strong = unread if row.unread else None
+    mark = accent if cursor is None else strong  # (the accent on the cursor's tint is faint in light themes)
+    when, seen_by, seen_at = age
     tags = ([row.where] if row.where else []) + [f"#{label}" for label in row.labels]
     label_text = clean_line(" ".join(tags), limit=24)
     count = count_text(row.count)
