@@ -292,6 +292,29 @@ async def test_the_wait_for_the_next_check_counts_down_and_leaves_another_status
         assert core.syncs == 1
 
 
+async def test_the_countdown_waits_while_the_lists_cursor_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live_part, "FIRST_RETRY", 4.0)
+    monkeypatch.setattr(live_part, "COUNT_DOWN_EVERY", 0.5)
+    core = SyncingCore(poll_interval=600.0)
+    app = HostApp()
+    async with app.run_test() as pilot:
+        host = cast(Host, app.screen)
+        live = LivePart(host, cast(MailCore, core), host)
+        live.refresh()
+        await settle(pilot, lambda: host.modes == ["not checked · again in 4 s"])
+        moves: list[float] = []
+
+        def move() -> None:
+            moves.append(0)
+            live.cursor_moved()
+
+        moving = host.set_interval(0.05, move)  # the cursor moved every 50 ms ...
+        await settle(pilot, lambda: len(moves) >= 30)  # ... for a second and a half
+        assert host.modes == ["not checked · again in 4 s"]  # (without the moves it would have said 3 s)
+        moving.stop()
+        await settle(pilot, lambda: host.modes[-1] in ("not checked · again in 2 s", "not checked · again in 1 s"))
+
+
 def test_the_wait_is_said_in_seconds_then_in_whole_minutes() -> None:
     assert [live_part.again_in(s) for s in (0.2, 4.01, 99, 99.5, 100, 121, 900)] == [
         "again in 1 s",

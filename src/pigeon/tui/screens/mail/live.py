@@ -7,7 +7,8 @@ names again: the new mail that sync stored is announced, and a changed message o
 stored.
 
 Interface: :meth:`LivePart.refresh` (ctrl+r, the first sync), :meth:`event` (a webhook delivery),
-:meth:`set_offline`, :meth:`screen_back`; :attr:`synced`, :attr:`offline`, :attr:`check_delay`, :attr:`unannounced`.
+:meth:`set_offline`, :meth:`screen_back`, :meth:`cursor_moved`; :attr:`synced`, :attr:`offline`,
+:attr:`check_delay`, :attr:`unannounced`.
 Up: the :class:`ListShown` protocol the screen gives it."""
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class LivePart(Part):
         self._retry_due: float | None = None  # (monotonic) when the check after a failure comes
         self._count_down_timer: Timer | None = None
         self._waiting = ("", "")  # the live mode and the status the countdown last said
+        self._moved_at = 0.0  # (monotonic) when the list's cursor last moved
         self._progress_timer: Timer | None = None
         self._progress: Content | None = None  # what a sync under way last said of its progress
         self._listing = (0, 0)  # the threads a sync has listed: so far, and as the list last showed them
@@ -280,10 +282,15 @@ class LivePart(Part):
             self._count_down_timer.stop()
             self._count_down_timer = None
 
+    def cursor_moved(self) -> None:
+        """The list's cursor moved: the countdown waits for it to rest (a key's frame carries the key's change
+        alone, and the line catches up a second later)."""
+        self._moved_at = time.monotonic()
+
     def _count_down(self) -> None:
         """The wait until the next check, said again as it shortens: in the live mode, and in the failure's
         status while that is what the line shows."""
-        if self._retry_due is None:
+        if self._retry_due is None or time.monotonic() - self._moved_at < COUNT_DOWN_EVERY:
             return
         (was_mode, was_said), (mode, said) = self._waiting, not_checked(self._retry_due - time.monotonic())
         if mode == was_mode:

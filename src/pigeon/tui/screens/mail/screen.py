@@ -209,6 +209,7 @@ class MainScreen(ReportsFailures, Screen[None]):
     @on(ThreadList.Highlighted)
     def _highlighted(self, event: ThreadList.Highlighted) -> None:
         self.reading.highlighted(event.row.id if event.row is not None else None)
+        self.live.cursor_moved()
 
     @on(ThreadList.Opened)
     def _opened(self, event: ThreadList.Opened) -> None:
