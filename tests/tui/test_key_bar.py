@@ -7,11 +7,12 @@ from pathlib import Path
 from textual.binding import Binding
 
 from pigeon.config import load_config
+from pigeon.tui.screens.mail import MainScreen
 from pigeon.tui.screens.modals import HelpScreen
 from pigeon.tui.widgets.key_bar import KeyBar
 from pigeon.tui.widgets.reader import Reader
 from tests.server.conftest import Service
-from tests.tui.conftest import BASE, SIZE, Notes, loaded, pigeon_for, screen_text, settle
+from tests.tui.conftest import BASE, SIZE, Notes, loaded, on_screen, pigeon_for, screen_text, settle
 
 
 def bar_text(bar: KeyBar) -> str:
@@ -127,4 +128,10 @@ async def test_in_the_done_view_the_bar_says_e_brings_threads_back(service: Serv
         await settle(pilot, app, lambda: " e To inbox " in bar_text(bar))
         assert " e Done " not in bar_text(bar)
         await pilot.press("1")
+        await settle(pilot, app, lambda: " e Done " in bar_text(bar))
+        await pilot.press("5")
+        await settle(pilot, app, lambda: " e To inbox " in bar_text(bar))
+        inbox = app.core.inboxes[0].id
+        assert inbox
+        on_screen(app, MainScreen).select_inbox(inbox)  # (the palette's "Go to" an inbox)
         await settle(pilot, app, lambda: " e Done " in bar_text(bar))

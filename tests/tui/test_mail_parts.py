@@ -58,7 +58,7 @@ class Host(Screen[None]):
     def set_status(self, status: Content) -> None:
         self.said.append(status.plain)
 
-    def show_live_mode(self, mode: str) -> None:
+    def show_live_mode(self, mode: str, *, redraw: bool = True) -> None:
         self.modes.append(mode)
 
     @property
@@ -266,29 +266,47 @@ async def test_live_updates_check_again_soon_then_twice_as_late_up_to_a_limit_an
         assert live.check_delay == 600.0  # back to the regular check
         # Until then the status line said when the next check was (not how mail comes), whatever redrew it.
         waits = ["50 s", "2 min", "4 min", "7 min", "14 min", "15 min", "15 min"]
-        assert host.modes == [*(f"not checked · again in {wait}" for wait in waits), "checking every 600 s"]
+        # (between the first sync and live updates started, the line says nothing of them)
+        assert host.modes == [*(f"not checked · again in {wait}" for wait in waits), "", "checking every 600 s"]
         assert host.changed == [["t1"]]  # the reader is told which threads the sync changed
         assert host.shown >= 1  # and the list is shown as stored
+
+
+class ModeHost(Host):
+    """A host whose status line, drawn again, is its count with the live mode after it, as the mail screen's is."""
+
+    def show_live_mode(self, mode: str, *, redraw: bool = True) -> None:
+        super().show_live_mode(mode, redraw=redraw)
+        if redraw:
+            self.set_status(Content(f"3 threads · {mode}"))
+
+
+class ModeHostApp(App[None]):
+    def get_default_screen(self) -> Screen[Any]:
+        return ModeHost()
 
 
 async def test_the_wait_for_the_next_check_counts_down_and_leaves_another_status_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(live_part, "FIRST_RETRY", 3.0)
+    monkeypatch.setattr(live_part, "FIRST_RETRY", 4.0)
     monkeypatch.setattr(live_part, "COUNT_DOWN_EVERY", 0.1)
     core = SyncingCore(poll_interval=600.0)
-    app = HostApp()
+    app = ModeHostApp()
     async with app.run_test() as pilot:
         host = cast(Host, app.screen)
         live = LivePart(host, cast(MailCore, core), host)
         live.refresh()
-        await settle(pilot, lambda: host.modes == ["not checked · again in 3 s"])
+        await settle(pilot, lambda: host.modes == ["not checked · again in 4 s"])
+        assert host.status == "Could not check for mail · again in 4 s · ctrl+r to retry now"
+        await settle(pilot, lambda: host.modes[-1] == "not checked · again in 3 s")
         assert host.status == "Could not check for mail · again in 3 s · ctrl+r to retry now"
+        host.set_status(Content("3 threads · not checked · again in 3 s"))  # the count line, drawn again ...
         await settle(pilot, lambda: host.modes[-1] == "not checked · again in 2 s")
-        assert host.status == "Could not check for mail · again in 2 s · ctrl+r to retry now"
-        host.set_status(Content("Starred: 1 thread"))  # something else said meanwhile stays said
+        assert host.status == "3 threads · not checked · again in 2 s"  # ... counts down too
+        host.set_status(Content('from: needs a value, as in from:ada'))  # something else said meanwhile
         await settle(pilot, lambda: host.modes[-1] == "not checked · again in 1 s")
-        assert host.status == "Starred: 1 thread"
+        assert host.status == "from: needs a value, as in from:ada"  # stays said
         assert core.syncs == 1
 
 

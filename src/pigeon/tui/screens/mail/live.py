@@ -62,7 +62,7 @@ class ListShown(Protocol):
 
     def show_threads(self) -> None: ...
     def set_status(self, status: Content) -> None: ...
-    def show_live_mode(self, mode: str) -> None: ...
+    def show_live_mode(self, mode: str, *, redraw: bool = True) -> None: ...
     @property
     def status(self) -> str: ...
     def threads_changed(self, ids: Iterable[str]) -> None: ...
@@ -139,8 +139,8 @@ class LivePart(Part):
             if retrying and (self.offline or not isinstance(exc, ConnectionFailed)):
                 return  # said at the first failure (and by the banner, when offline): not again at every try
             raise
-        if self._failing and self._mode is not None:
-            self.shown.show_live_mode(self._mode.status(self.core.poll_interval))
+        if self._failing:  # (no mode yet, live updates still starting: nothing said of them)
+            self.shown.show_live_mode(self._mode.status(self.core.poll_interval) if self._mode is not None else "")
         self._failing = False
         self._schedule_check(self._regular_delay())
 
@@ -296,9 +296,9 @@ class LivePart(Part):
         if mode == was_mode:
             return
         self._waiting = (mode, said)
-        failure_shown = self.shown.status == was_said
-        self.shown.show_live_mode(mode)
-        if failure_shown:
+        shown = self.shown.status  # (another status said meanwhile, a search's error, stays said)
+        self.shown.show_live_mode(mode, redraw=shown.endswith(was_mode))
+        if shown == was_said:
             self.shown.set_status(Content.styled(said, "$text-warning"))
 
     def stored_new_mail(self, stored: tuple[MailMessage, ...], screened: frozenset[str] = frozenset()) -> None:

@@ -183,9 +183,10 @@ class MainScreen(ReportsFailures, Screen[None]):
     def set_status(self, status: Content) -> None:
         self.threads.set_status(status)
 
-    def show_live_mode(self, mode: str) -> None:
+    def show_live_mode(self, mode: str, *, redraw: bool = True) -> None:
         self.threads.live_mode = mode
-        self.threads.update_status()
+        if redraw:
+            self.threads.update_status()
 
     def threads_changed(self, ids: Iterable[str]) -> None:
         self.reading.reload(ids)
@@ -268,6 +269,7 @@ class MainScreen(ReportsFailures, Screen[None]):
     def select_inbox(self, inbox_id: str) -> None:
         self.threads.go_to("inbox", None if inbox_id == ALL_INBOXES else inbox_id, keep_selection=True)
         self.set_focus(self.query_one(ThreadList))
+        self.refresh_bindings()  # (the key bar's words may depend on the view: see key_words)
 
     def open_thread(self, thread_id: str) -> None:
         """Open a thread in the reader (the palette's jump)."""
