@@ -33,3 +33,14 @@ def test_quotes_fold_to_one_line_until_shown() -> None:
     assert "┄ 2 quoted lines (t to show) ┄" in rows
     assert not any(row.startswith(">") for row in rows)
 
+
+
+def test_every_row_fits_the_width_however_deep_the_quote_or_narrow_the_pane() -> None:
+    deep = "> " * 8 + LONG
+    marks_only = ">" * 70
+    for width in (14, 24, 50):
+        view = view_of(f"Hi.\n\n{deep}\n{marks_only}\n> {LONG}")
+        piece = view.piece(0, width, folded=False, current=False, show_quotes=True)
+        too_wide = [row.plain for row in piece.rows if row.cell_length > width]
+        assert not too_wide, (width, too_wide)
+        assert "".join(piece.plain).count(">") >= 70 + 8 + 1  # (nothing cut off)

@@ -179,16 +179,17 @@ def split_quotes(text: str) -> list[str | Quoted]:
 
 QUOTE_MARKS = re.compile(r"^(?:>[ \t]?)+")
 """The marks that start a quoted line: ">", "> >", ">>"."""
+QUOTE_ROOM = 10  # the least width a quoted line's words keep beside its marks
 
 
 def wrapped(row: Content, width: int) -> list[Content]:
     """``row`` wrapped to ``width``; a quoted line's pieces each under its quote marks, as mail programs show them
     (a wrapped quote would otherwise go on unmarked, like text of the message's own)."""
     found = QUOTE_MARKS.match(row.plain)
-    if found is None or row.cell_length <= width:
-        return row.wrap(width)
-    marks = len(found.group(0))
-    return [Content.assemble(row[:marks], piece) for piece in row[marks:].wrap(max(width - marks, 10))]
+    marks = len(found.group(0)) if found else 0
+    if not marks or row.cell_length <= width or width - marks < QUOTE_ROOM or not row.plain[marks:].strip():
+        return row.wrap(width)  # (no marks, or too many to leave room for words: wrapped as any line)
+    return [Content.assemble(row[:marks], piece) for piece in row[marks:].wrap(width - marks)]
 
 
 def limit_text(text: str, limit: int = BODY_LIMIT) -> tuple[str, int]:
