@@ -157,3 +157,7 @@ def test_a_markdown_messages_first_words_read_without_its_marks() -> None:
         "Tidepool: weekly notes Status: on track, with one risk, see the plan. Done Shipped the importer"
     )
     assert found.links == ("plans.example/q4",)  # (the link's target is still found)
+    ruled = "* * *\n\n***Very*** important: `__init__` and snake_case_names stay.\n"
+    block = {"type": "CONTENT_TYPE_TEXT", "mime_type": "text/markdown", "content": ruled, "sequence": 1}
+    again = brief([message(1, "", blocks=[block])], 1, name)
+    assert again.gists[0].words == "Very important: __init__ and snake_case_names stay."

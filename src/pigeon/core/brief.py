@@ -56,14 +56,14 @@ _SIGN_OFF = re.compile(
     re.IGNORECASE,
 )
 ATTRIBUTION = re.compile(r"^on .{0,200}wrote:\s*$", re.IGNORECASE)
+"""The line a reply puts before what it quotes ("On Tue, 24 Nov 2026 at 06:04, Ada wrote:")."""
 _MARKDOWN = (  # what Markdown's marks are around or before, for a message's first words (quotes stay quotes)
-    (re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.MULTILINE), ""),
     (re.compile(r"^[ \t]{0,3}(?:(?:[-*_][ \t]*){3,}|```.*|~~~.*)$", re.MULTILINE), ""),  # rules, code fences
+    (re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.MULTILINE), ""),
     (re.compile(r"^\|?[-:| \t]+\|[-:| \t]*$", re.MULTILINE), ""),  # a table's line under its head
     (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),
-    (re.compile(r"(\*\*|__|\*|~~|`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(\*\*\*|\*\*|\*|~~|`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # (not _ or __: snake_case words)
 )
-"""The line a reply puts before what it quotes ("On Tue, 24 Nov 2026 at 06:04, Ada wrote:")."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,8 @@ def _text(message: Message) -> str:
 
 
 def _unmarked(markdown: str) -> str:
-    """Markdown's text without its marks (headings, lists, emphasis, code, rules, links' targets), as it reads."""
+    """Markdown's text without its marks (headings, lists, emphasis by asterisks, code, rules, links' targets), as
+    it reads; underscores stay, being in words as often as around them."""
     for pattern, by in _MARKDOWN:
         markdown = pattern.sub(by, markdown)
     return markdown
