@@ -298,7 +298,7 @@ class Drafts:
         """Where a kept draft stands, in one line: too big to send, why it was not sent, or not tried yet."""
         if draft.too_big:
             return too_big_words(draft.size, draft.id)
-        return clean_line(draft.error or "not sent yet: postponed, or left in the editor")
+        return clean_line(draft.error or "not sent yet: postponed, or left unsent in the editor or the review")
 
 
 def _too_big(total: int) -> str:

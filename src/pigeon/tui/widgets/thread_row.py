@@ -20,7 +20,7 @@ TIME_WIDTH = 6
 COUNT_WIDTH = 4
 LEGEND = (
     "● unread   ★ starred   + files   (3) its messages   ▌ selected\n"
-    "seen 2h: your last message was read · snoozed, done, muted: where it is"
+    "seen 2h: your last message was read · snoozed, done, muted, no answer: where it is · #label"
 )
 """What the marks of a row say, for the help."""
 MARK_WIDTH = 5

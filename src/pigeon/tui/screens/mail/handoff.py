@@ -345,7 +345,7 @@ class HandOffPart(Part):
     async def _drafts(self) -> None:
         kept = await self.core.handoff.kept()
         if not kept:
-            self.screen.notify("No drafts kept: each reply written and not sent waits here.", markup=False)
+            self.screen.notify("No drafts kept: a message postponed, or not sent, is listed here.", markup=False)
             return
         items = [
             Content.assemble(
