@@ -215,13 +215,15 @@ async def test_a_failed_send_stays_on_the_review_with_the_reason_and_keeps_the_d
     _received, command = programs(tmp_path, monkeypatch, fail=True)
     newest_with(service, subject="Lunch?")
     app = app_with(service, command)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await reviewing(pilot, app)
         await pilot.press("y")
         await settle(pilot, app, lambda: "no route to host" in said(app))
         assert isinstance(app.screen, ReviewScreen)
         (kept,) = MailDrafts().all()
         assert f"pigeon drafts send {kept.id}" in said(app)
+        assert "no route to host" not in notes.text  # (said on the review alone: no note over its edge)
 
 
 async def test_F_forwards_the_message_as_an_attached_message(

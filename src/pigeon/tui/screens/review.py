@@ -19,7 +19,6 @@ from textual.widgets import Input, Static
 from pigeon.core.compose import BadDraft
 from pigeon.core.drafts import AttachedTooBig, MailDraft, Review, SendFailed, UnknownDraft
 from pigeon.core.mail import MailCore
-from pigeon.sanitize import clean_line
 from pigeon.tui import fast_path
 from pigeon.tui.keys import bindings
 from pigeon.tui.render import human_size, safe_line
@@ -104,11 +103,10 @@ class ReviewScreen(ModalScreen[Outcome]):
         self.query_one("#review-body", Static).update(Content("\n").join(body))
 
     def say(self, text: str, *, error: bool = True) -> None:
-        """A line under the draft (why something was refused), cleaned; the note too when it is an error."""
+        """A line under the draft (why something was refused), cleaned: said there alone, where it is read with
+        the draft (a note as well covered the review's right edge and said it twice)."""
         said = safe_line(text, limit=400, style="bold $text-error" if error else "")
         self.query_one("#review-said", Static).update(said)
-        if error:
-            self.notify(clean_line(text, limit=400), title="Review", severity="error", markup=False)
 
     # --- the keys ---------------------------------------------------------------------------------------------
 
