@@ -14,7 +14,7 @@ from tests.tui.conftest import SIZE, loaded, on_screen, pigeon_for, settle
 PRESSES = 10
 
 
-async def test_each_press_of_a_held_j_scrolls_the_reader_a_line_and_a_held_space_a_page(service: Service) -> None:
+async def test_each_press_of_a_held_j_scrolls_the_reader_a_line_and_space_or_page_up_a_page(service: Service) -> None:
     app = pigeon_for(service)
     async with app.run_test(size=SIZE) as pilot:
         threads = await loaded(pilot, app)
@@ -35,6 +35,10 @@ async def test_each_press_of_a_held_j_scrolls_the_reader_a_line_and_a_held_space
             app.post_message(events.Key("space", " "))
         await settle(pilot, app)
         assert reader.scroll_target_y == PRESSES + 2 * page
+        for _ in range(2):
+            app.post_message(events.Key("pageup", None))
+        await settle(pilot, app)
+        assert reader.scroll_target_y == PRESSES
 
 
 async def test_each_press_of_a_held_j_scrolls_the_help_a_line(service: Service) -> None:

@@ -58,6 +58,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         Binding("j,down", "scroll_by(1)", "Scroll down", id="reader.down", show=False),
         Binding("k,up", "scroll_by(-1)", "Scroll up", id="reader.up", show=False),
         Binding("space,pagedown", "scroll_by(0, 1)", "Page down", id="reader.page_down", show=False),
+        Binding("pageup", "scroll_by(0, -1)", "Page up", id="reader.page_up", show=False),
         Binding("G,end", "scroll_end", "Bottom", id="reader.bottom", show=False),
         Binding("home", "scroll_home", "Top", id="reader.top", show=False),
         *bindings("reader"),
@@ -173,8 +174,7 @@ class Reader(VerticalScroll, Pane, can_focus=True):
         self.move_to(len(self._view) - 1 if self._view else 0)
 
     def action_scroll_by(self, lines: int, pages: int = 0) -> None:
-        """Scroll now, on from where the last scroll is going: Textual's scroll waits for the next frame, so the
-        presses of a held key that came between two frames scrolled one line."""
+        """Scroll now, from where the last scroll is going (Textual's waits a frame: held keys' presses were lost)."""
         self.scroll_to(y=self.scroll_target_y + lines + pages * self.scrollable_content_region.height, immediate=True)
 
     def action_scroll_home(self) -> None:

@@ -78,7 +78,7 @@ class ThreadList(ScrollView, Pane, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "cursor_down", "Down", id="list.down", show=False, tooltip="Next thread"),
         Binding("k,up", "cursor_up", "Up", id="list.up", show=False, tooltip="Previous thread"),
-        Binding("g", "g_prefix", "gg top", id="list.top", show=False, tooltip="Press g twice for the first thread"),
+        Binding("g", "g_prefix", "Top (gg)", id="list.top", show=False, tooltip="Press g twice for the first thread"),
         Binding("G,end", "last", "Bottom", id="list.bottom", show=False, tooltip="Last thread"),
         Binding("home", "first", "Top", id="list.home", show=False, tooltip="First thread"),
         Binding("pagedown,ctrl+d", "page_down", "Page down", id="list.page_down", show=False),
