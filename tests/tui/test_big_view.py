@@ -47,8 +47,12 @@ async def until(pilot: Pilot[None], holds: Callable[[], bool]) -> None:
 
 
 async def synced(pilot: Pilot[None], app: PigeonApp) -> ThreadList:
+    """Synced, and the search index filled after it: filling it shows the list again (the threads it sorted anew),
+    which in the middle of a test's keys would replace the list a test watches with a fresh first page."""
     screen = app.screen
     await settle(pilot, app, lambda: getattr(screen, "synced", False))
+    await app.core.indexed()
+    await settle(pilot, app)
     return screen.query_one(ThreadList)
 
 
