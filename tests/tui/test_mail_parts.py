@@ -12,6 +12,7 @@ from typing import Any, cast
 import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -286,6 +287,15 @@ class ModeHostApp(App[None]):
         return ModeHost()
 
 
+async def failed_first_check(pilot: Pilot[None], core: SyncingCore) -> tuple[Host, LivePart]:
+    """The app's first check failed (``FIRST_RETRY`` 4 s): the host, and its live part counting down from 4 s."""
+    host = cast(Host, pilot.app.screen)
+    live = LivePart(host, cast(MailCore, core), host)
+    live.refresh()
+    await settle(pilot, lambda: host.modes == ["not checked · again in 4 s"])
+    return host, live
+
+
 async def test_the_wait_for_the_next_check_counts_down_and_leaves_another_status_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -294,10 +304,7 @@ async def test_the_wait_for_the_next_check_counts_down_and_leaves_another_status
     core = SyncingCore(poll_interval=600.0)
     app = ModeHostApp()
     async with app.run_test() as pilot:
-        host = cast(Host, app.screen)
-        live = LivePart(host, cast(MailCore, core), host)
-        live.refresh()
-        await settle(pilot, lambda: host.modes == ["not checked · again in 4 s"])
+        host, _ = await failed_first_check(pilot, core)
         assert host.status == "Could not check for mail · again in 4 s · ctrl+r to retry now"
         await settle(pilot, lambda: host.modes[-1] == "not checked · again in 3 s")
         assert host.status == "Could not check for mail · again in 3 s · ctrl+r to retry now"
@@ -316,18 +323,16 @@ async def test_the_countdown_waits_while_the_lists_cursor_moves(monkeypatch: pyt
     core = SyncingCore(poll_interval=600.0)
     app = HostApp()
     async with app.run_test() as pilot:
-        host = cast(Host, app.screen)
-        live = LivePart(host, cast(MailCore, core), host)
-        live.refresh()
-        await settle(pilot, lambda: host.modes == ["not checked · again in 4 s"])
-        moves: list[float] = []
+        host, live = await failed_first_check(pilot, core)
+        moves = 0
 
         def move() -> None:
-            moves.append(0)
+            nonlocal moves
+            moves += 1
             live.cursor_moved()
 
         moving = host.set_interval(0.05, move)  # the cursor moved every 50 ms ...
-        await settle(pilot, lambda: len(moves) >= 30)  # ... for a second and a half
+        await settle(pilot, lambda: moves >= 30)  # ... for a second and a half
         assert host.modes == ["not checked · again in 4 s"]  # (without the moves it would have said 3 s)
         moving.stop()
         await settle(pilot, lambda: host.modes[-1] in ("not checked · again in 2 s", "not checked · again in 1 s"))

@@ -52,6 +52,13 @@ async def reviewing(pilot: Pilot[None], app: PigeonApp) -> ReviewScreen:
     return on_screen(app, ReviewScreen)
 
 
+async def postponed(pilot: Pilot[None], app: PigeonApp) -> None:
+    """``r`` on the newest thread, then ``p`` on its review: the draft kept, the mail screen back."""
+    await reviewing(pilot, app)
+    await pilot.press("p")
+    await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+
+
 async def test_the_review_shows_the_draft_and_y_sends_it_threaded(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -118,9 +125,7 @@ async def test_postpone_keeps_the_draft_and_says_where(
     app = app_with(service, command)
     notes = Notes()
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
-        await reviewing(pilot, app)
-        await pilot.press("p")
-        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await postponed(pilot, app)
         (kept,) = MailDrafts().all()
         assert f"Kept in drafts: D finds it again (pigeon drafts: {kept.id})" in notes.text
         assert "On my way." in kept.path.read_text()
@@ -304,9 +309,7 @@ async def test_a_postponed_draft_is_found_again_with_D_and_sent_from_its_review(
     async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await pilot.press("D")
         await settle(pilot, app, lambda: "No drafts kept" in notes.text)  # (none yet: said, no empty dialog)
-        await reviewing(pilot, app)
-        await pilot.press("p")
-        await settle(pilot, app, lambda: isinstance(app.screen, MainScreen))
+        await postponed(pilot, app)
         await pilot.press("D")
         await settle(pilot, app, lambda: isinstance(app.screen, PickScreen))
         shown = screen_text(app)

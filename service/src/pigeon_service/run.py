@@ -21,7 +21,7 @@ from pigeon_service.demo_traffic import live_traffic
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8025
 STARTUP_TIMEOUT = 30.0
-DEMO_LIVE_INTERVAL = 12.0  # seconds between the demo's new messages: lively, and a note does not cover the last
+DEMO_LIVE_INTERVAL = 12.0  # seconds between the demo's new messages: mail is seen to come, and its notes seldom meet
 
 
 def serve(
